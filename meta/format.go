@@ -1,0 +1,19 @@
+package meta
+
+// FormatVersion is the on-disk layout version written by this release.
+const FormatVersion = 1
+
+// Format is a volume's settings, written once by 'cairn format' and read by
+// every client at mount.
+type Format struct {
+	Name        string `json:"name"`
+	UUID        string `json:"uuid"`
+	Storage     string `json:"storage"`     // object store kind: "file", "mem", "s3"
+	Bucket      string `json:"bucket"`      // where the objects live, in the store's own terms
+	BlockSize   uint32 `json:"block_size"`  // bytes
+	Compression string `json:"compression"` // "none", "lz4", "zstd"
+	Capacity    uint64 `json:"capacity"`    // bytes; 0 is unlimited
+	Inodes      uint64 `json:"inodes"`      // 0 is unlimited
+	TrashDays   int    `json:"trash_days"`
+	Version     int    `json:"version"`
+}
