@@ -1,0 +1,30 @@
+// Package engines opens a metadata engine from the URL a user gives. It is
+// the one place that knows every engine family.
+package engines
+
+import (
+	"fmt"
+	"strings"
+
+	"cairn/meta"
+)
+
+// Open connects to the engine named by rawURL, e.g. "sqlite3:///var/vol.db"
+// or "redis://localhost:6379/1". It does not check that a volume is
+// formatted there; Engine.Load does.
+func Open(rawURL string) (meta.Engine, error) {
+	scheme, rest, ok := strings.Cut(rawURL, "://")
+	if !ok || scheme == "" {
+		return nil, fmt.Errorf("malformed metadata URL %q: expected SCHEME://…, e.g. sqlite3:///var/lib/cairn/vol.db", rawURL)
+	}
+	_ = rest
+	switch scheme {
+	default:
+		return nil, fmt.Errorf("unknown metadata engine %q in %q (supported: %s)", scheme, rawURL, strings.Join(Schemes(), ", "))
+	}
+}
+
+// Schemes lists the URL schemes Open understands.
+func Schemes() []string {
+	return []string{}
+}
