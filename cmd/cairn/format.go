@@ -1,11 +1,231 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+
+	"cairn/meta"
+	"cairn/meta/engines"
+)
+
+// Limits on --block-size: a block must fit in a chunk many times over and
+// stay small enough to be cached and uploaded whole.
+const (
+	minBlockSize     = 64 << 10
+	maxBlockSize     = 16 << 20
+	defaultBlockSize = 4 << 20
+)
+
+// volumeName is what a volume may be called: it names the default bucket
+// directory and may become an S3 bucket name, so it follows S3's rules.
+var volumeName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$`)
 
 func formatCommand() command {
 	return command{
-		usage:   "format",
-		summary: "not built yet",
-		run:     func(args []string) error { return errors.New("not built yet") },
+		usage:   "format META-URL NAME [flags]",
+		summary: "create a volume (or, with --force, change its settings)",
+		run:     runFormat,
 	}
+}
+
+// formatFlags are the settings 'cairn format' takes from its command line.
+type formatFlags struct {
+	storage   string
+	bucket    string
+	blockSize byteSize
+	compress  string
+	capacity  byteSize
+	inodes    uint64
+	trashDays int
+	force     bool
+}
+
+func runFormat(args []string) error {
+	fs := flag.NewFlagSet("format", flag.ContinueOnError)
+	var f formatFlags
+	f.blockSize = defaultBlockSize
+	fs.StringVar(&f.storage, "storage", "file", "object store kind: file (a local directory) or mem (memory, lost at exit; for tests)")
+	fs.StringVar(&f.bucket, "bucket", "", "where the blocks go: a directory for --storage file (default "+defaultBucketHint()+")")
+	fs.Var(&f.blockSize, "block-size", "size of one stored block, 64K to 16M, a power of two (e.g. 4M)")
+	fs.StringVar(&f.compress, "compress", "none", "compression of each block: none, lz4 or zstd")
+	fs.Var(&f.capacity, "capacity", "space limit shown by df, e.g. 100G (0: unlimited)")
+	fs.Uint64Var(&f.inodes, "inodes", 0, "limit on the number of files (0: unlimited)")
+	fs.IntVar(&f.trashDays, "trash-days", 0, "days deleted files stay in the trash (0: deleted at once)")
+	fs.BoolVar(&f.force, "force", false, "replace the settings of an existing volume (its files are kept)")
+	pos, err := parseArgs(fs, args, 2)
+	if err != nil {
+		return err
+	}
+	metaURL, name := pos[0], pos[1]
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+
+	if err := checkFormatFlags(name, &f); err != nil {
+		return err
+	}
+	ctx := context.Background()
+	eng, err := engines.Open(metaURL)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+
+	old, err := eng.Load(ctx)
+	exists := err == nil
+	if err != nil && !errors.Is(err, meta.ErrNotFormatted) {
+		return fmt.Errorf("read the volume at %s: %w", redactURL(metaURL), err)
+	}
+	if exists && !f.force {
+		return fmt.Errorf("%s already holds volume %q (uuid %s); add --force to change its settings (its files are kept)", redactURL(metaURL), old.Name, old.UUID)
+	}
+
+	nf := meta.Format{
+		Name:        name,
+		Storage:     f.storage,
+		Bucket:      f.bucket,
+		BlockSize:   uint32(f.blockSize),
+		Compression: f.compress,
+		Capacity:    uint64(f.capacity),
+		Inodes:      f.inodes,
+		TrashDays:   f.trashDays,
+		Version:     meta.FormatVersion,
+	}
+	if exists {
+		if err := mergeFormat(&nf, old, set); err != nil {
+			return err
+		}
+	} else {
+		if nf.UUID, err = newUUID(); err != nil {
+			return err
+		}
+		if nf.Bucket == "" && nf.Storage == "file" {
+			if nf.Bucket, err = defaultBucket(name); err != nil {
+				return err
+			}
+		}
+	}
+	if nf.Storage == "file" {
+		abs, err := filepath.Abs(nf.Bucket)
+		if err != nil {
+			return fmt.Errorf("bucket %q: %w", nf.Bucket, err)
+		}
+		nf.Bucket = abs
+	}
+	if err := prepareBucket(ctx, nf.Storage, nf.Bucket); err != nil {
+		return err
+	}
+	if err := eng.Init(ctx, nf, exists); err != nil {
+		return fmt.Errorf("format volume %q at %s: %w", name, redactURL(metaURL), err)
+	}
+	verb := "formatted"
+	if exists {
+		verb = "updated"
+	}
+	fmt.Fprintf(os.Stdout, "%s volume %q (uuid %s) in %s, blocks in %s %s, block size %s, compression %s\n",
+		verb, nf.Name, nf.UUID, redactURL(metaURL), nf.Storage, redactURL(nf.Bucket), humanBytes(uint64(nf.BlockSize)), nf.Compression)
+	return nil
+}
+
+// checkFormatFlags rejects settings no volume may have, before anything is
+// opened or written.
+func checkFormatFlags(name string, f *formatFlags) error {
+	if !volumeName.MatchString(name) {
+		return fmt.Errorf("invalid volume name %q: use 3 to 63 lowercase letters, digits and hyphens, starting and ending with a letter or digit", name)
+	}
+	switch f.storage {
+	case "file", "mem":
+	default:
+		return fmt.Errorf("unknown --storage %q: use file or mem", f.storage)
+	}
+	bs := uint64(f.blockSize)
+	if bs < minBlockSize || bs > maxBlockSize || bs&(bs-1) != 0 {
+		return fmt.Errorf("invalid --block-size %s: use a power of two from 64K to 16M, e.g. 4M", humanBytes(bs))
+	}
+	switch f.compress {
+	case "none", "lz4", "zstd":
+	default:
+		return fmt.Errorf("unknown --compress %q: use none, lz4 or zstd", f.compress)
+	}
+	if f.trashDays < 0 {
+		return fmt.Errorf("invalid --trash-days %d: use 0 or more", f.trashDays)
+	}
+	return nil
+}
+
+// mergeFormat turns the new settings of a reformat into the volume's next
+// settings: the UUID stays, flags not given keep their old values, and the
+// settings that locate or cut existing data may not change.
+func mergeFormat(nf *meta.Format, old meta.Format, set map[string]bool) error {
+	nf.UUID = old.UUID
+	if !set["storage"] {
+		nf.Storage = old.Storage
+	}
+	if !set["bucket"] && nf.Storage == old.Storage {
+		nf.Bucket = old.Bucket
+	}
+	if !set["block-size"] {
+		nf.BlockSize = old.BlockSize
+	}
+	if !set["compress"] {
+		nf.Compression = old.Compression
+	}
+	if !set["capacity"] {
+		nf.Capacity = old.Capacity
+	}
+	if !set["inodes"] {
+		nf.Inodes = old.Inodes
+	}
+	if !set["trash-days"] {
+		nf.TrashDays = old.TrashDays
+	}
+	if nf.BlockSize != old.BlockSize {
+		return fmt.Errorf("cannot change the block size of volume %q from %s to %s: its stored blocks are cut to the old size", old.Name, humanBytes(uint64(old.BlockSize)), humanBytes(uint64(nf.BlockSize)))
+	}
+	if nf.Storage != old.Storage {
+		return fmt.Errorf("cannot change the storage of volume %q from %s to %s: its blocks would be left behind", old.Name, old.Storage, nf.Storage)
+	}
+	if nf.Storage == "file" && nf.Bucket != "" {
+		abs, err := filepath.Abs(nf.Bucket)
+		if err == nil && abs != old.Bucket {
+			return fmt.Errorf("cannot move volume %q from bucket %s to %s: move the directory and keep its path", old.Name, old.Bucket, abs)
+		}
+	}
+	return nil
+}
+
+// defaultBucket is where a volume's blocks go when --bucket is not given:
+// /var/lib/cairn/NAME for root, $HOME/.cairn/NAME for everyone else.
+func defaultBucket(name string) (string, error) {
+	if os.Geteuid() == 0 {
+		return filepath.Join("/var/lib/cairn", name), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no home directory for the default bucket (%v): give --bucket DIR", err)
+	}
+	return filepath.Join(home, ".cairn", name), nil
+}
+
+func defaultBucketHint() string {
+	if os.Geteuid() == 0 {
+		return "/var/lib/cairn/NAME"
+	}
+	return "$HOME/.cairn/NAME"
+}
+
+// newUUID makes a random (version 4) UUID.
+func newUUID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("make a volume uuid: %w", err)
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
 }

@@ -1,11 +1,126 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"cairn/meta"
+	"cairn/meta/engines"
+)
 
 func statusCommand() command {
 	return command{
-		usage:   "status",
-		summary: "not built yet",
-		run:     func(args []string) error { return errors.New("not built yet") },
+		usage:   "status META-URL",
+		summary: "print a volume's settings, usage and mounted clients as JSON",
+		run:     runStatus,
 	}
+}
+
+// volumeStatus is what 'cairn status' prints. It never holds a secret:
+// passwords in URLs are masked.
+type volumeStatus struct {
+	Meta     string          `json:"meta"`
+	Engine   engineStatus    `json:"engine"`
+	Setting  meta.Format     `json:"setting"`
+	Usage    usageStatus     `json:"usage"`
+	Sessions []sessionStatus `json:"sessions"`
+}
+
+type engineStatus struct {
+	Name       string `json:"name"`
+	RoundTrips uint64 `json:"round_trips"`
+	Retries    uint64 `json:"retries"`
+}
+
+type usageStatus struct {
+	UsedSpace  uint64 `json:"used_space"`
+	UsedInodes uint64 `json:"used_inodes"`
+	Capacity   uint64 `json:"capacity,omitempty"`
+	Inodes     uint64 `json:"inodes,omitempty"`
+}
+
+type sessionStatus struct {
+	ID         uint64    `json:"id"`
+	Hostname   string    `json:"hostname"`
+	MountPoint string    `json:"mount_point"`
+	PID        int       `json:"pid"`
+	Version    string    `json:"version"`
+	Started    time.Time `json:"started"`
+	Heartbeat  time.Time `json:"heartbeat"`
+}
+
+func runStatus(args []string) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	pos, err := parseArgs(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	metaURL := pos[0]
+	ctx := context.Background()
+	eng, err := engines.Open(metaURL)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	f, err := eng.Load(ctx)
+	if err != nil {
+		if errors.Is(err, meta.ErrNotFormatted) {
+			return fmt.Errorf("no cairn volume at %s (run 'cairn format %s NAME' first)", redactURL(metaURL), redactURL(metaURL))
+		}
+		return fmt.Errorf("read the volume at %s: %w", redactURL(metaURL), err)
+	}
+	u, err := eng.Usage(ctx)
+	if err != nil {
+		return fmt.Errorf("read the usage of volume %q: %w", f.Name, err)
+	}
+	sessions, err := eng.ListSessions(ctx)
+	if err != nil {
+		return fmt.Errorf("list the clients of volume %q: %w", f.Name, err)
+	}
+	f.Bucket = redactURL(f.Bucket)
+	st := volumeStatus{
+		Meta:     redactURL(metaURL),
+		Setting:  f,
+		Usage:    usageStatus{UsedSpace: u.Space, UsedInodes: u.Inodes, Capacity: f.Capacity, Inodes: f.Inodes},
+		Sessions: []sessionStatus{},
+	}
+	for _, s := range sessions {
+		st.Sessions = append(st.Sessions, sessionStatus(s))
+	}
+	stats := eng.Stats()
+	st.Engine = engineStatus{Name: eng.Name(), RoundTrips: stats.RoundTrips, Retries: stats.Retries}
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(st)
+}
+
+// redactURL masks the password of a URL (redis://:secret@host/1,
+// postgres://user:secret@host/db) so that it can be printed.
+func redactURL(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return s
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return s
+	}
+	// The authority ends at the first '/' after the '@' (a database path
+	// may itself contain no '@'; a password may contain '/').
+	userinfo := rest[:at]
+	user, _, hasPass := strings.Cut(userinfo, ":")
+	if !hasPass {
+		return s
+	}
+	if u, err := url.PathUnescape(user); err == nil {
+		user = u
+	}
+	return scheme + "://" + user + ":****" + rest[at:]
 }

@@ -1,11 +1,55 @@
 package main
 
-import "errors"
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/debug"
+)
+
+// release is the version of this cairn build. Volumes record
+// meta.FormatVersion separately; this one names the program.
+const release = "0.1.0-dev"
+
+// versionString names this build: release, commit when the binary was built
+// from a git checkout, Go version and platform.
+func versionString() string {
+	commit, dirty := "", false
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	if commit != "" && dirty {
+		commit += "+dirty"
+	}
+	v := "cairn " + release
+	if commit != "" {
+		v += " (" + commit + ")"
+	}
+	return fmt.Sprintf("%s %s %s/%s", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
 
 func versionCommand() command {
 	return command{
 		usage:   "version",
-		summary: "not built yet",
-		run:     func(args []string) error { return errors.New("not built yet") },
+		summary: "print the version of this build",
+		run: func(args []string) error {
+			fs := flag.NewFlagSet("version", flag.ContinueOnError)
+			if _, err := parseArgs(fs, args, 0); err != nil {
+				return err
+			}
+			fmt.Fprintln(os.Stdout, versionString())
+			return nil
+		},
 	}
 }
