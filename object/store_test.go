@@ -1,0 +1,98 @@
+package object_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"cairn/object"
+	"cairn/object/objecttest"
+)
+
+func TestFile(t *testing.T) {
+	objecttest.Run(t, func(t *testing.T) object.Store {
+		s, err := object.Open("file", t.TempDir(), object.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestMem(t *testing.T) {
+	objecttest.Run(t, func(t *testing.T) object.Store {
+		s, err := object.Open("mem", t.Name(), object.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestFileUnwritableBucket(t *testing.T) {
+	// Root writes through permission bits; a file in the way of the
+	// directory stops root too.
+	parent := t.TempDir()
+	blocker := filepath.Join(parent, "file")
+	if err := os.WriteFile(blocker, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{filepath.Join(blocker, "bucket"), blocker} {
+		s, err := object.Open("file", dir, object.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Create(context.Background())
+		if err == nil {
+			t.Fatalf("Create on %s succeeded", dir)
+		}
+		msg := err.Error()
+		if strings.Contains(msg, "\n") || !strings.Contains(msg, dir) {
+			t.Errorf("error %q: want one line naming %s", msg, dir)
+		}
+	}
+}
+
+func TestFileLeavesNoTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := object.Open("file", dir, object.Options{})
+	ctx := context.Background()
+	if err := s.Create(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if err := s.Put(ctx, "x/y", []byte("data")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "x", "*"))
+	if len(names) != 1 {
+		t.Errorf("files in x: %v, want only y", names)
+	}
+	// A temporary file left by a crash is not an object.
+	if err := os.WriteFile(filepath.Join(dir, "x", ".cairn-tmp-123"), []byte("torn"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := s.List(ctx, "", "", 0)
+	if err != nil || len(l) != 1 || l[0].Key != "x/y" {
+		t.Errorf("List = %+v, %v; want only x/y", l, err)
+	}
+}
+
+func TestBadKeys(t *testing.T) {
+	s, _ := object.Open("file", t.TempDir(), object.Options{})
+	for _, k := range []string{"", "/abs", "a/../b", "a//b", "./a", "a/.cairn-tmp-x"} {
+		if err := s.Put(context.Background(), k, nil); err == nil {
+			t.Errorf("Put(%q) succeeded, want an invalid-key error", k)
+		}
+	}
+}
+
+func TestUnknownStorage(t *testing.T) {
+	_, err := object.Open("ftp", "x", object.Options{})
+	if err == nil || !strings.Contains(err.Error(), "ftp") {
+		t.Errorf("Open(ftp) = %v, want an error naming ftp", err)
+	}
+}
