@@ -1,0 +1,135 @@
+package meta
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// ClientConfig tunes the shared client layer that sits above an Engine.
+type ClientConfig struct {
+	// AttrTimeout, EntryTimeout and DirEntryTimeout bound how long an
+	// attribute, a file's directory entry and a directory's entry may be
+	// served from this client's cache. Zero disables that cache.
+	AttrTimeout     time.Duration
+	EntryTimeout    time.Duration
+	DirEntryTimeout time.Duration
+	// CheckPermission makes Lookup, Readdir and Access check permission
+	// bits; off when the kernel checks them itself (default_permissions).
+	CheckPermission bool
+	// InodeBatch and SliceBatch are how many ids one NextInodes or
+	// NextSlices call reserves (default 100 and 200).
+	InodeBatch uint64
+	SliceBatch uint64
+	// Heartbeat is how often the session proves it is alive (default 10s);
+	// sessions silent for SessionTimeout (default 5m) are closed by any
+	// live client.
+	Heartbeat      time.Duration
+	SessionTimeout time.Duration
+	// Session describes this client in ListSessions.
+	Session SessionInfo
+}
+
+func (c *ClientConfig) defaults() {
+	if c.InodeBatch == 0 {
+		c.InodeBatch = 100
+	}
+	if c.SliceBatch == 0 {
+		c.SliceBatch = 200
+	}
+	if c.Heartbeat == 0 {
+		c.Heartbeat = 10 * time.Second
+	}
+	if c.SessionTimeout == 0 {
+		c.SessionTimeout = 5 * time.Minute
+	}
+}
+
+// Client is what one mounted process uses to reach the metadata: an Engine
+// plus the parts every engine shares — attribute and entry caches, batched
+// inode and slice ids, the session and its heartbeat, permission checks for
+// reads, and the bookkeeping that frees an unlinked file on its last local
+// close. It holds no engine-specific code.
+//
+// The caches only ever serve what this client wrote itself or read within
+// the configured timeouts; another client's change becomes visible when an
+// entry expires, and always on open (close-to-open), which reads fresh.
+//
+// All methods are safe for concurrent use.
+type Client struct {
+	eng Engine
+	cfg ClientConfig
+
+	attrs   *attrCache
+	entries *entryCache
+	inodes  *idPool
+	slices  *idPool
+	metrics *Metrics
+
+	mu      sync.Mutex
+	sid     uint64
+	open    map[Ino]*openInode
+	links   map[Ino]string // symlink targets never change
+	usage   Usage
+	usageAt time.Time
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// NewClient wraps eng. Call Start before using it and Close at the end.
+func NewClient(eng Engine, cfg ClientConfig) *Client {
+	cfg.defaults()
+	c := &Client{
+		eng:     eng,
+		cfg:     cfg,
+		attrs:   newAttrCache(),
+		entries: newEntryCache(),
+		metrics: NewMetrics(),
+		open:    make(map[Ino]*openInode),
+		links:   make(map[Ino]string),
+	}
+	c.inodes = &idPool{batch: cfg.InodeBatch, fetch: func(ctx context.Context, n uint64) (uint64, error) {
+		defer c.observe("next_inodes", time.Now())
+		first, err := eng.NextInodes(ctx, n)
+		return uint64(first), err
+	}}
+	c.slices = &idPool{batch: cfg.SliceBatch, fetch: func(ctx context.Context, n uint64) (uint64, error) {
+		defer c.observe("next_slices", time.Now())
+		return eng.NextSlices(ctx, n)
+	}}
+	return c
+}
+
+// Engine returns the wrapped engine, for the operations that need no cache.
+func (c *Client) Engine() Engine { return c.eng }
+
+// Config returns the configuration the client runs with.
+func (c *Client) Config() ClientConfig { return c.cfg }
+
+// Metrics returns the latency of every engine call this client made.
+func (c *Client) Metrics() *Metrics { return c.metrics }
+
+func (c *Client) observe(op string, start time.Time) {
+	c.metrics.Observe("meta."+op, time.Since(start))
+}
+
+// Usage reports the volume's usage, at most a second old.
+func (c *Client) Usage(ctx context.Context) (Usage, error) {
+	c.mu.Lock()
+	if time.Since(c.usageAt) < time.Second {
+		u := c.usage
+		c.mu.Unlock()
+		return u, nil
+	}
+	c.mu.Unlock()
+	defer c.observe("usage", time.Now())
+	u, err := c.eng.Usage(ctx)
+	if err != nil {
+		return Usage{}, err
+	}
+	c.mu.Lock()
+	c.usage, c.usageAt = u, time.Now()
+	c.mu.Unlock()
+	return u, nil
+}

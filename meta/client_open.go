@@ -1,0 +1,79 @@
+package meta
+
+import (
+	"context"
+	"fmt"
+)
+
+// openInode counts this client's open handles of an inode and remembers
+// whether the inode lost its last link while open.
+type openInode struct {
+	handles int
+	orphan  bool
+}
+
+// Opened records one more open handle of ino.
+func (c *Client) Opened(ino Ino) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o := c.open[ino]
+	if o == nil {
+		o = &openInode{}
+		c.open[ino] = o
+	}
+	o.handles++
+}
+
+// IsOpen reports whether this client holds ino open.
+func (c *Client) IsOpen(ino Ino) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.open[ino] != nil
+}
+
+// Closed records that a handle of ino was closed; on the last close of an
+// inode that was unlinked meanwhile, its data is released.
+func (c *Client) Closed(ctx context.Context, ino Ino) error {
+	c.mu.Lock()
+	o := c.open[ino]
+	if o == nil {
+		c.mu.Unlock()
+		return nil
+	}
+	o.handles--
+	if o.handles > 0 {
+		c.mu.Unlock()
+		return nil
+	}
+	delete(c.open, ino)
+	sid := c.sid
+	c.mu.Unlock()
+	if !o.orphan {
+		return nil
+	}
+	return c.releaseOrphan(ctx, sid, ino)
+}
+
+// orphaned is called when ino lost its last link: it is released now
+// unless this client holds it open.
+func (c *Client) orphaned(ctx context.Context, ino Ino) error {
+	c.attrs.drop(ino)
+	c.mu.Lock()
+	sid := c.sid
+	if o := c.open[ino]; o != nil {
+		o.orphan = true
+		c.mu.Unlock()
+		return nil
+	}
+	c.mu.Unlock()
+	return c.releaseOrphan(ctx, sid, ino)
+}
+
+func (c *Client) releaseOrphan(ctx context.Context, sid uint64, ino Ino) error {
+	defer c.observe("release_orphan", now())
+	c.attrs.drop(ino)
+	if err := c.eng.ReleaseOrphan(ctx, sid, ino); err != nil {
+		return fmt.Errorf("release unlinked inode %d: %w", ino, err)
+	}
+	return nil
+}

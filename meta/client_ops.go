@@ -1,0 +1,354 @@
+package meta
+
+import (
+	"context"
+	"time"
+)
+
+func now() time.Time { return time.Now() }
+
+// Access checks that cred may access ino as mask asks (MayRead, MayWrite,
+// MayExec), from cached attributes. It always checks, whatever
+// CheckPermission says: callers ask only when they must.
+func (c *Client) Access(ctx context.Context, cred Cred, ino Ino, mask uint32) error {
+	a, err := c.GetAttr(ctx, ino)
+	if err != nil {
+		return err
+	}
+	return Access(&a, cred, mask)
+}
+
+// Lookup finds name in parent, after checking search permission on parent
+// when the client checks permissions. "." and ".." are resolved here.
+func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string) (Ino, Attr, error) {
+	if len(name) > MaxName {
+		return 0, Attr{}, ErrNameTooLong
+	}
+	pa, err := c.GetAttr(ctx, parent)
+	if err != nil {
+		return 0, Attr{}, err
+	}
+	if !pa.IsDir() {
+		return 0, Attr{}, ErrNotDir
+	}
+	if c.cfg.CheckPermission {
+		if err := Access(&pa, cred, MayExec); err != nil {
+			return 0, Attr{}, err
+		}
+	}
+	switch name {
+	case ".":
+		return parent, pa, nil
+	case "..":
+		up := pa.Parent
+		if parent == RootIno || up == 0 {
+			up = RootIno
+		}
+		a, err := c.GetAttr(ctx, up)
+		return up, a, err
+	}
+	if ino, ok := c.entries.get(parent, name); ok {
+		if a, ok := c.attrs.get(ino); ok {
+			return ino, a, nil
+		}
+	}
+	start := now()
+	ino, a, err := c.eng.Lookup(ctx, parent, name)
+	c.observe("lookup", start)
+	if err != nil {
+		return 0, Attr{}, err
+	}
+	c.remember(ino, a)
+	c.entries.put(parent, name, ino, c.entryTTL(&a))
+	return ino, a, nil
+}
+
+// GetAttr returns ino's attributes, from the cache when fresh enough.
+func (c *Client) GetAttr(ctx context.Context, ino Ino) (Attr, error) {
+	if a, ok := c.attrs.get(ino); ok {
+		return a, nil
+	}
+	return c.GetAttrFresh(ctx, ino)
+}
+
+// GetAttrFresh reads ino's attributes from the engine, bypassing the cache
+// (open does, for close-to-open consistency).
+func (c *Client) GetAttrFresh(ctx context.Context, ino Ino) (Attr, error) {
+	start := now()
+	a, err := c.eng.GetAttr(ctx, ino)
+	c.observe("getattr", start)
+	if err != nil {
+		c.attrs.drop(ino)
+		return Attr{}, err
+	}
+	c.remember(ino, a)
+	return a, nil
+}
+
+// SetAttr changes mode, owner and times.
+func (c *Client) SetAttr(ctx context.Context, cred Cred, ino Ino, set SetAttr) (Attr, error) {
+	start := now()
+	a, err := c.eng.SetAttr(ctx, cred, ino, set)
+	c.observe("setattr", start)
+	return c.afterAttr(ino, a, err)
+}
+
+// Truncate sets a regular file's length.
+func (c *Client) Truncate(ctx context.Context, cred Cred, ino Ino, length uint64) (Attr, error) {
+	start := now()
+	a, err := c.eng.Truncate(ctx, cred, ino, length)
+	c.observe("truncate", start)
+	c.invalidateUsage()
+	return c.afterAttr(ino, a, err)
+}
+
+// Fallocate allocates, punches or zeroes a range of a regular file.
+func (c *Client) Fallocate(ctx context.Context, cred Cred, ino Ino, mode uint8, off, size uint64) (Attr, error) {
+	start := now()
+	a, err := c.eng.Fallocate(ctx, cred, ino, mode, off, size)
+	c.observe("fallocate", start)
+	c.invalidateUsage()
+	return c.afterAttr(ino, a, err)
+}
+
+func (c *Client) afterAttr(ino Ino, a Attr, err error) (Attr, error) {
+	if err != nil {
+		c.attrs.drop(ino)
+		return Attr{}, err
+	}
+	c.remember(ino, a)
+	return a, nil
+}
+
+func (c *Client) invalidateUsage() {
+	c.mu.Lock()
+	c.usageAt = time.Time{}
+	c.mu.Unlock()
+}
+
+// Mknod creates an inode of type typ named name in parent, numbering it
+// from this client's batch of inode numbers.
+func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, typ FileType, mode uint16, rdev uint32, target string) (Ino, Attr, error) {
+	if err := CheckName(name); err != nil {
+		return 0, Attr{}, err
+	}
+	ino, err := c.newIno(ctx)
+	if err != nil {
+		return 0, Attr{}, err
+	}
+	start := now()
+	a, err := c.eng.Mknod(ctx, cred, parent, name, ino, typ, mode, rdev, target)
+	c.observe("mknod", start)
+	c.attrs.drop(parent)
+	if err != nil {
+		return 0, Attr{}, err
+	}
+	c.invalidateUsage()
+	c.remember(ino, a)
+	c.entries.put(parent, name, ino, c.entryTTL(&a))
+	if typ == TypeSymlink {
+		c.mu.Lock()
+		c.links[ino] = target
+		c.mu.Unlock()
+	}
+	return ino, a, nil
+}
+
+// Link adds parent/name as a hard link to ino.
+func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name string) (Attr, error) {
+	if err := CheckName(name); err != nil {
+		return Attr{}, err
+	}
+	start := now()
+	a, err := c.eng.Link(ctx, cred, ino, parent, name)
+	c.observe("link", start)
+	c.attrs.drop(parent)
+	if err != nil {
+		c.attrs.drop(ino)
+		return Attr{}, err
+	}
+	c.remember(ino, a)
+	c.entries.put(parent, name, ino, c.entryTTL(&a))
+	return a, nil
+}
+
+// Unlink removes a non-directory; an inode that lost its last link is
+// released now, or on its last local close when it is open here.
+func (c *Client) Unlink(ctx context.Context, cred Cred, parent Ino, name string) (Ino, Attr, error) {
+	start := now()
+	ino, a, err := c.eng.Unlink(ctx, cred, parent, name, c.Session())
+	c.observe("unlink", start)
+	c.entries.drop(parent, name)
+	c.attrs.drop(parent)
+	if err != nil {
+		return 0, Attr{}, err
+	}
+	c.invalidateUsage()
+	if a.Nlink == 0 {
+		return ino, a, c.orphaned(ctx, ino)
+	}
+	c.remember(ino, a)
+	return ino, a, nil
+}
+
+// Rmdir removes an empty directory.
+func (c *Client) Rmdir(ctx context.Context, cred Cred, parent Ino, name string) error {
+	ino, _ := c.entries.get(parent, name)
+	start := now()
+	err := c.eng.Rmdir(ctx, cred, parent, name)
+	c.observe("rmdir", start)
+	c.entries.drop(parent, name)
+	c.attrs.drop(parent, ino)
+	if err == nil {
+		c.invalidateUsage()
+	}
+	return err
+}
+
+// Rename moves srcParent/srcName to dstParent/dstName (renameat2 flags).
+func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (Ino, Attr, error) {
+	if err := CheckName(dstName); err != nil {
+		return 0, Attr{}, err
+	}
+	old, _ := c.entries.get(dstParent, dstName)
+	start := now()
+	moved, a, replaced, err := c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, c.Session())
+	c.observe("rename", start)
+	c.entries.drop(srcParent, srcName)
+	c.entries.drop(dstParent, dstName)
+	c.attrs.drop(srcParent, dstParent, old)
+	if err != nil {
+		return 0, Attr{}, err
+	}
+	c.attrs.drop(moved)
+	if flags&RenameExchange == 0 {
+		c.entries.put(dstParent, dstName, moved, c.entryTTL(&a))
+	}
+	if replaced != 0 {
+		c.invalidateUsage()
+		if err := c.orphaned(ctx, replaced); err != nil {
+			return moved, a, err
+		}
+	}
+	return moved, a, nil
+}
+
+// Readlink returns a symlink's target, cached for good: targets never
+// change.
+func (c *Client) Readlink(ctx context.Context, ino Ino) (string, error) {
+	c.mu.Lock()
+	t, ok := c.links[ino]
+	c.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	start := now()
+	t, err := c.eng.Readlink(ctx, ino)
+	c.observe("readlink", start)
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	if len(c.links) > 1<<16 {
+		c.links = make(map[Ino]string)
+	}
+	c.links[ino] = t
+	c.mu.Unlock()
+	return t, nil
+}
+
+// Readdir returns one page of directory ino. With plus, the attributes are
+// cached as a lookup would.
+func (c *Client) Readdir(ctx context.Context, ino Ino, after string, limit int, plus bool) ([]Entry, error) {
+	start := now()
+	es, err := c.eng.Readdir(ctx, ino, after, limit, plus)
+	c.observe("readdir", start)
+	if err != nil {
+		return nil, err
+	}
+	if plus {
+		for _, e := range es {
+			if e.Attr != nil {
+				c.remember(e.Ino, *e.Attr)
+				c.entries.put(ino, e.Name, e.Ino, c.entryTTL(e.Attr))
+			}
+		}
+	}
+	return es, nil
+}
+
+// Read returns chunk idx of ino's slice list.
+func (c *Client) Read(ctx context.Context, ino Ino, idx uint32) ([]Slice, error) {
+	defer c.observe("read", now())
+	return c.eng.Read(ctx, ino, idx)
+}
+
+// Write commits slice s (already stored) to chunk idx of ino.
+func (c *Client) Write(ctx context.Context, ino Ino, idx uint32, s Slice, mtime int64) (Attr, int, error) {
+	start := now()
+	a, n, err := c.eng.Write(ctx, ino, idx, s, mtime)
+	c.observe("write", start)
+	if err != nil {
+		c.attrs.drop(ino)
+		return Attr{}, 0, err
+	}
+	c.invalidateUsage()
+	c.remember(ino, a)
+	return a, n, nil
+}
+
+// Compact replaces the first len(old) records of chunk idx by s.
+func (c *Client) Compact(ctx context.Context, ino Ino, idx uint32, old []Slice, s Slice) error {
+	defer c.observe("compact", now())
+	return c.eng.Compact(ctx, ino, idx, old, s)
+}
+
+// DeadSlices and ForgetSlices pass through to the engine.
+func (c *Client) DeadSlices(ctx context.Context, limit int) ([]DeadSlice, error) {
+	defer c.observe("dead_slices", now())
+	return c.eng.DeadSlices(ctx, limit)
+}
+
+func (c *Client) ForgetSlices(ctx context.Context, ids []uint64) error {
+	defer c.observe("forget_slices", now())
+	return c.eng.ForgetSlices(ctx, ids)
+}
+
+// Extended attributes.
+func (c *Client) GetXattr(ctx context.Context, ino Ino, name string) ([]byte, error) {
+	defer c.observe("getxattr", now())
+	return c.eng.GetXattr(ctx, ino, name)
+}
+
+func (c *Client) ListXattr(ctx context.Context, ino Ino) ([]string, error) {
+	defer c.observe("listxattr", now())
+	return c.eng.ListXattr(ctx, ino)
+}
+
+func (c *Client) SetXattr(ctx context.Context, cred Cred, ino Ino, name string, value []byte, flags uint32) error {
+	defer c.observe("setxattr", now())
+	c.attrs.drop(ino)
+	return c.eng.SetXattr(ctx, cred, ino, name, value, flags)
+}
+
+func (c *Client) RemoveXattr(ctx context.Context, cred Cred, ino Ino, name string) error {
+	defer c.observe("removexattr", now())
+	c.attrs.drop(ino)
+	return c.eng.RemoveXattr(ctx, cred, ino, name)
+}
+
+// Locks: owner is the kernel's lock owner; the session is added here.
+func (c *Client) Flock(ctx context.Context, ino Ino, owner uint64, typ uint32) error {
+	defer c.observe("flock", now())
+	return c.eng.Flock(ctx, ino, LockOwner{Session: c.Session(), Owner: owner}, typ)
+}
+
+func (c *Client) GetLk(ctx context.Context, ino Ino, owner uint64, l Lock) (Lock, error) {
+	defer c.observe("getlk", now())
+	return c.eng.GetLk(ctx, ino, LockOwner{Session: c.Session(), Owner: owner}, l)
+}
+
+func (c *Client) SetLk(ctx context.Context, ino Ino, owner uint64, l Lock) error {
+	defer c.observe("setlk", now())
+	return c.eng.SetLk(ctx, ino, LockOwner{Session: c.Session(), Owner: owner}, l)
+}

@@ -1,0 +1,86 @@
+package meta
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Start registers the client's session and starts its heartbeat, which
+// also closes the sessions of clients that stopped beating.
+func (c *Client) Start(ctx context.Context) error {
+	info := c.cfg.Session
+	if info.Started.IsZero() {
+		info.Started = time.Now()
+	}
+	sid, err := c.eng.NewSession(ctx, info)
+	if err != nil {
+		return fmt.Errorf("register session: %w", err)
+	}
+	c.mu.Lock()
+	c.sid = sid
+	c.stop = make(chan struct{})
+	c.done = make(chan struct{})
+	c.mu.Unlock()
+	c.cleanStale(ctx)
+	go c.heartbeat()
+	return nil
+}
+
+// Session is the id of this client's session (0 before Start).
+func (c *Client) Session() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sid
+}
+
+func (c *Client) heartbeat() {
+	defer close(c.done)
+	t := time.NewTicker(c.cfg.Heartbeat)
+	defer t.Stop()
+	beats := 0
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), c.cfg.Heartbeat)
+		if err := c.eng.Heartbeat(ctx, c.Session()); err != nil {
+			slog.Warn("session heartbeat failed", "session", c.Session(), "err", err)
+		}
+		beats++
+		if beats%6 == 0 {
+			c.cleanStale(ctx)
+		}
+		cancel()
+	}
+}
+
+func (c *Client) cleanStale(ctx context.Context) {
+	n, err := c.eng.CleanStaleSessions(ctx, time.Now().Add(-c.cfg.SessionTimeout))
+	if err != nil {
+		slog.Warn("clean stale sessions", "err", err)
+	} else if n > 0 {
+		slog.Info("closed stale sessions", "count", n)
+	}
+}
+
+// Close stops the heartbeat and closes the session, which releases its
+// orphans and locks. It does not close the engine.
+func (c *Client) Close(ctx context.Context) error {
+	c.mu.Lock()
+	stop, done, sid := c.stop, c.done, c.sid
+	c.stop, c.sid = nil, 0
+	c.mu.Unlock()
+	if stop == nil {
+		return nil
+	}
+	close(stop)
+	<-done
+	if err := c.eng.CloseSession(ctx, sid); err != nil {
+		return fmt.Errorf("close session %d: %w", sid, err)
+	}
+	return nil
+}
