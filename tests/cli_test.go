@@ -1,0 +1,249 @@
+package tests
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// statusJSON is the part of 'cairn status' the tests read.
+type statusJSON struct {
+	Meta   string `json:"meta"`
+	Engine struct {
+		Name string `json:"name"`
+	} `json:"engine"`
+	Setting struct {
+		Name        string `json:"name"`
+		UUID        string `json:"uuid"`
+		Storage     string `json:"storage"`
+		Bucket      string `json:"bucket"`
+		BlockSize   uint32 `json:"block_size"`
+		Compression string `json:"compression"`
+		Capacity    uint64 `json:"capacity"`
+		Inodes      uint64 `json:"inodes"`
+		Version     int    `json:"version"`
+	} `json:"setting"`
+	Usage struct {
+		UsedSpace  uint64 `json:"used_space"`
+		UsedInodes uint64 `json:"used_inodes"`
+	} `json:"usage"`
+	Sessions []struct {
+		ID         uint64 `json:"id"`
+		MountPoint string `json:"mount_point"`
+		PID        int    `json:"pid"`
+	} `json:"sessions"`
+}
+
+func status(t testing.TB, metaURL string) statusJSON {
+	t.Helper()
+	out := cairnOK(t, "status", metaURL)
+	var st statusJSON
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("cairn status printed no JSON (%v):\n%s", err, out)
+	}
+	return st
+}
+
+// wantUserError checks that a failed command behaved as every user-facing
+// failure must: exit status 1, exactly one line on stderr that mentions
+// each of want, and no Go panic or stack trace.
+func wantUserError(t testing.TB, r result, want ...string) {
+	t.Helper()
+	if r.code != 1 {
+		t.Errorf("exit status %d, want 1 (stderr %q)", r.code, r.stderr)
+	}
+	if !strings.HasSuffix(r.stderr, "\n") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("stderr is not exactly one line: %q", r.stderr)
+	}
+	for _, bad := range []string{"goroutine", "panic", "runtime error"} {
+		if strings.Contains(r.stderr+r.stdout, bad) {
+			t.Errorf("output shows a crash (%q):\n%s%s", bad, r.stderr, r.stdout)
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(strings.ToLower(r.stderr), strings.ToLower(w)) {
+			t.Errorf("stderr %q does not mention %q", r.stderr, w)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out := cairnOK(t, "version")
+	if !strings.HasPrefix(out, "cairn ") || strings.Count(out, "\n") != 1 {
+		t.Errorf("cairn version printed %q, want one line starting with \"cairn \"", out)
+	}
+}
+
+func TestMalformedMetaURL(t *testing.T) {
+	dir := tempDir(t)
+	for _, u := range []string{"not-a-url", "://nothing", "/var/lib/vol.db"} {
+		wantUserError(t, runCairn(t, "format", u, "vol-a", "--bucket", filepath.Join(dir, "b")), "malformed", u)
+		wantUserError(t, runCairn(t, "status", u), "malformed", u)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b")); err == nil {
+		t.Errorf("a failed format created the bucket directory")
+	}
+}
+
+func TestUnknownEngine(t *testing.T) {
+	wantUserError(t, runCairn(t, "format", "nosuchdb://host/x", "vol-a", "--bucket", tempDir(t)), "unknown", "nosuchdb")
+	wantUserError(t, runCairn(t, "status", "nosuchdb://host/x"), "unknown", "nosuchdb")
+}
+
+func TestMissingArguments(t *testing.T) {
+	wantUserError(t, runCairn(t, "format"), "argument")
+	wantUserError(t, runCairn(t, "format", "sqlite3:///tmp/x.db"), "argument")
+	wantUserError(t, runCairn(t, "status"), "argument")
+	wantUserError(t, runCairn(t, "no-such-command"), "unknown command")
+}
+
+func TestNeverFormatted(t *testing.T) {
+	metaURL := newMetaURL(t)
+	wantUserError(t, runCairn(t, "status", metaURL), "format")
+	if mountBuilt(t) {
+		dir := tempDir(t)
+		wantUserError(t, runCairn(t, "mount", metaURL, dir), "format")
+	}
+	// Nothing half-made stands in the way of formatting it now.
+	v := formatVolume(t)
+	_ = v
+}
+
+func TestBadFormatFlags(t *testing.T) {
+	metaURL := newMetaURL(t)
+	bucket := filepath.Join(tempDir(t), "b")
+	cases := []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--block-size", "3M"}, "block-size"},
+		{[]string{"--block-size", "4Q"}, "block-size"},
+		{[]string{"--block-size", "0"}, "block-size"},
+		{[]string{"--block-size", "32M"}, "block-size"},
+		{[]string{"--block-size", "-4M"}, "block-size"},
+		{[]string{"--compress", "gzip"}, "compress"},
+		{[]string{"--storage", "tape"}, "storage"},
+		{[]string{"--capacity", "lots"}, "capacity"},
+		{[]string{"--inodes", "-1"}, "inodes"},
+		{[]string{"--no-such-flag"}, "no-such-flag"},
+	}
+	for _, c := range cases {
+		args := append([]string{"format", metaURL, "vol-a", "--bucket", bucket}, c.flags...)
+		r := runCairn(t, args...)
+		t.Run(strings.Join(c.flags, "="), func(t *testing.T) { wantUserError(t, r, c.want) })
+	}
+	for _, name := range []string{"A_B", "ab", "-vol", "vol-", strings.Repeat("v", 64), "a/b"} {
+		wantUserError(t, runCairn(t, "format", metaURL, name, "--bucket", bucket), "name")
+	}
+	wantUserError(t, runCairn(t, "status", metaURL), "format")
+	if _, err := os.Stat(bucket); err == nil {
+		t.Errorf("a rejected format created the bucket directory")
+	}
+}
+
+func TestFormatAndStatus(t *testing.T) {
+	v := formatVolume(t, "--block-size", "1MiB", "--compress", "zstd", "--capacity", "2G", "--inodes", "1000")
+	st := status(t, v.meta)
+	s := st.Setting
+	if s.Name != v.name || s.Storage != "file" || s.Bucket != v.bucket || s.BlockSize != 1<<20 ||
+		s.Compression != "zstd" || s.Capacity != 2<<30 || s.Inodes != 1000 || s.Version < 1 {
+		t.Errorf("status settings %+v do not match the format flags", s)
+	}
+	if len(s.UUID) != 36 {
+		t.Errorf("uuid %q is not a UUID", s.UUID)
+	}
+	if st.Engine.Name != engineName() {
+		t.Errorf("engine %q, want %q", st.Engine.Name, engineName())
+	}
+	if st.Usage.UsedInodes < 1 {
+		t.Errorf("usage %+v: the root directory is not counted", st.Usage)
+	}
+	if fi, err := os.Stat(v.bucket); err != nil || !fi.IsDir() {
+		t.Errorf("bucket directory %s not created: %v", v.bucket, err)
+	}
+
+	other := formatVolume(t, "--block-size", "1048576")
+	if u := status(t, other.meta).Setting; u.UUID == s.UUID || u.BlockSize != 1<<20 || u.Compression != "none" {
+		t.Errorf("second volume %+v: want its own uuid, 1 MiB blocks, no compression", u)
+	}
+}
+
+func TestFormatExistingNeedsForce(t *testing.T) {
+	v := formatVolume(t, "--capacity", "1G")
+	before := status(t, v.meta).Setting
+
+	r := runCairn(t, "format", v.meta, "other-name", "--bucket", v.bucket, "--capacity", "5G")
+	wantUserError(t, r, "--force")
+	if after := status(t, v.meta).Setting; after != before {
+		t.Fatalf("a refused format changed the volume: %+v, was %+v", after, before)
+	}
+
+	cairnOK(t, "format", v.meta, v.name, "--capacity", "5G", "--force")
+	after := status(t, v.meta).Setting
+	if after.UUID != before.UUID || after.Capacity != 5<<30 || after.Bucket != before.Bucket || after.BlockSize != before.BlockSize {
+		t.Errorf("after format --force: %+v, want uuid %s kept, capacity 5G, the rest as before %+v", after, before.UUID, before)
+	}
+
+	// Settings that locate or cut existing blocks cannot change.
+	r = runCairn(t, "format", v.meta, v.name, "--block-size", "1M", "--force")
+	wantUserError(t, r, "block size")
+	r = runCairn(t, "format", v.meta, v.name, "--bucket", filepath.Join(tempDir(t), "elsewhere"), "--force")
+	wantUserError(t, r, "bucket")
+	if now := status(t, v.meta).Setting; now != after {
+		t.Errorf("a refused reformat changed the volume: %+v, was %+v", now, after)
+	}
+}
+
+func TestUnwritableBucket(t *testing.T) {
+	dir := tempDir(t)
+	file := filepath.Join(dir, "a-file")
+	must(t, os.WriteFile(file, []byte("x"), 0o644), "write")
+
+	// A file where a directory is expected.
+	metaURL := newMetaURL(t)
+	wantUserError(t, runCairn(t, "format", metaURL, "vol-a", "--bucket", filepath.Join(file, "bucket")), "bucket")
+	wantUserError(t, runCairn(t, "status", metaURL), "format")
+	if data, _ := os.ReadFile(file); string(data) != "x" {
+		t.Errorf("the file in the bucket's way was changed: %q", data)
+	}
+
+	// A directory the user may not write (root may write anything, so the
+	// format runs as uid 65534, with its metadata where that user may write).
+	locked := filepath.Join(dir, "locked")
+	must(t, os.Mkdir(locked, 0o755), "mkdir")
+	open := filepath.Join(dir, "open")
+	must(t, os.Mkdir(open, 0o777), "mkdir")
+	must(t, os.Chmod(open, 0o777), "chmod")
+	if engineName() == "sqlite3" {
+		nobodyURL := "sqlite3://" + filepath.Join(open, "meta.db")
+		r := runAs(t, nobody, cairnBin, "format", nobodyURL, "vol-b", "--bucket", filepath.Join(locked, "bucket"))
+		wantUserError(t, r, "bucket")
+		wantUserError(t, runCairn(t, "status", nobodyURL), "format")
+		if entries, _ := os.ReadDir(locked); len(entries) != 0 {
+			t.Errorf("a failed format left %d entries in %s", len(entries), locked)
+		}
+	}
+
+	// An existing volume keeps its settings when a reformat is refused.
+	v := formatVolume(t)
+	before := status(t, v.meta).Setting
+	wantUserError(t, runCairn(t, "format", v.meta, v.name, "--bucket", filepath.Join(file, "bucket"), "--force"), "bucket")
+	if after := status(t, v.meta).Setting; after != before {
+		t.Errorf("a failed reformat changed the volume: %+v, was %+v", after, before)
+	}
+}
+
+func TestMountMissingDirectory(t *testing.T) {
+	needMount(t)
+	v := formatVolume(t)
+	missing := filepath.Join(tempDir(t), "no", "such", "dir")
+	wantUserError(t, runCairn(t, "mount", v.meta, missing), missing)
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("a failed mount created %s", missing)
+	}
+	if st := status(t, v.meta); len(st.Sessions) != 0 {
+		t.Errorf("a failed mount left %d sessions behind", len(st.Sessions))
+	}
+}
