@@ -1,0 +1,103 @@
+package chunk
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// MaxSliceSize is the largest slice: a slice never crosses the 64 MiB chunk
+// it belongs to.
+const MaxSliceSize = 64 << 20
+
+// Config sets up a Store. Zero fields take the defaults below.
+type Config struct {
+	BlockSize   int    // bytes; the volume's block size, default 4 MiB
+	Compression string // "none" (or ""), "lz4", "zstd"
+	BufferSize  int64  // bytes of memory all Writers may hold, default 300 MiB
+	Uploaders   int    // concurrent uploads, default 10
+	Downloaders int    // concurrent downloads and prefetches, default 10
+	CacheDir    string // local disk cache of blocks; "" = none
+	CacheSize   int64  // bytes of the disk cache, default 1 GiB
+	Readahead   int    // bytes read ahead of a sequential reader, default 4 blocks
+
+	// Additions beyond the agreed API:
+
+	// MemCacheSize bounds the recently read blocks kept in memory, default
+	// Readahead + 4 blocks.
+	MemCacheSize int64
+	// CacheWrites also puts every uploaded block into the disk cache, so
+	// that reading back what was just written does not go to the store.
+	CacheWrites bool
+}
+
+const (
+	defaultBlockSize  = 4 << 20
+	defaultBufferSize = 300 << 20
+	defaultWorkers    = 10
+	defaultCacheSize  = 1 << 30
+)
+
+func (c Config) withDefaults() (Config, error) {
+	if c.BlockSize == 0 {
+		c.BlockSize = defaultBlockSize
+	}
+	if c.BlockSize < 0 || c.BlockSize > MaxSliceSize {
+		return c, fmt.Errorf("block size %d is out of range (1 byte to 64 MiB)", c.BlockSize)
+	}
+	if c.Compression == "" {
+		c.Compression = "none"
+	}
+	if _, ok := codecByName[c.Compression]; !ok {
+		return c, fmt.Errorf("unknown compression %q (use none, lz4 or zstd)", c.Compression)
+	}
+	if c.BufferSize <= 0 {
+		c.BufferSize = defaultBufferSize
+	}
+	if c.Uploaders <= 0 {
+		c.Uploaders = defaultWorkers
+	}
+	if c.Downloaders <= 0 {
+		c.Downloaders = defaultWorkers
+	}
+	if c.CacheSize <= 0 {
+		c.CacheSize = defaultCacheSize
+	}
+	if c.Readahead == 0 {
+		c.Readahead = 4 * c.BlockSize
+	}
+	if c.Readahead < 0 {
+		c.Readahead = 0
+	}
+	if c.MemCacheSize <= 0 {
+		c.MemCacheSize = int64(c.Readahead) + 4*int64(c.BlockSize)
+	}
+	return c, nil
+}
+
+// blockKey names block i, of length blockLen, of slice id. Spreading slices
+// over two directory levels keeps directories of a local store small.
+func blockKey(id uint64, i int, blockLen int) string {
+	return fmt.Sprintf("chunks/%d/%d/%d_%d_%d", id/1000000, id/1000, id, i, blockLen)
+}
+
+// blockLen is the length of block i of a slice of size bytes.
+func blockLen(size uint32, blockSize, i int) int {
+	start := int64(i) * int64(blockSize)
+	n := int64(size) - start
+	if n > int64(blockSize) {
+		n = int64(blockSize)
+	}
+	if n < 0 {
+		n = 0
+	}
+	return int(n)
+}
+
+// numBlocks is how many blocks hold size bytes.
+func numBlocks(size uint32, blockSize int) int {
+	q, r := bits.Div32(0, size, uint32(blockSize))
+	if r > 0 {
+		q++
+	}
+	return int(q)
+}

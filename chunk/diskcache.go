@@ -1,0 +1,233 @@
+package chunk
+
+import (
+	"container/list"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// diskCache keeps stored blocks (header, checksum and all) as files under a
+// directory, within a byte limit, evicting the least recently used. It is
+// only a cache: every failure of its disk — full, read-only, broken — makes
+// it step aside for a while and the caller go to the object store. Its
+// index is rebuilt from the directory at start, oldest file first, so it
+// survives restarts.
+type diskCache struct {
+	dir   string
+	limit int64
+	log   *slog.Logger
+	errs  func()
+
+	mu          sync.Mutex
+	used        int64
+	lru         *list.List // front: most recent; values *diskEntry
+	items       map[string]*list.Element
+	pausedUntil time.Time
+
+	queue chan diskWrite
+	wg    sync.WaitGroup
+}
+
+type diskEntry struct {
+	key  string
+	size int64
+}
+
+type diskWrite struct {
+	key string
+	raw []byte
+}
+
+const (
+	diskTempPrefix = ".cairn-cache-tmp-"
+	diskPause      = 30 * time.Second
+	diskQueue      = 32
+)
+
+// openDiskCache indexes dir (made if missing) and starts its writer. onErr
+// counts failed writes.
+func openDiskCache(dir string, limit int64, log *slog.Logger, onErr func()) (*diskCache, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	c := &diskCache{dir: dir, limit: limit, log: log, errs: onErr, lru: list.New(),
+		items: make(map[string]*list.Element), queue: make(chan diskWrite, diskQueue)}
+	if err := c.scan(); err != nil {
+		return nil, err
+	}
+	c.wg.Add(1)
+	go c.writer()
+	return c, nil
+}
+
+func (c *diskCache) scan() error {
+	type found struct {
+		key  string
+		size int64
+		mod  time.Time
+	}
+	var all []found
+	err := filepath.WalkDir(c.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), diskTempPrefix) {
+			os.Remove(p) // left by a crash
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(c.dir, p)
+		all = append(all, found{filepath.ToSlash(rel), info.Size(), info.ModTime()})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].mod.Before(all[j].mod) })
+	for _, f := range all {
+		c.items[f.key] = c.lru.PushFront(&diskEntry{f.key, f.size})
+		c.used += f.size
+	}
+	c.evictLocked()
+	return nil
+}
+
+func (c *diskCache) path(key string) string {
+	return filepath.Join(c.dir, filepath.FromSlash(key))
+}
+
+// get returns the stored block, or false if it is not cached or cannot be
+// read.
+func (c *diskCache) get(key string) ([]byte, bool) {
+	c.mu.Lock()
+	el, ok := c.items[key]
+	if ok {
+		c.lru.MoveToFront(el)
+	}
+	c.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	raw, err := os.ReadFile(c.path(key))
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			c.log.Warn("disk cache read failed; reading from the object store", "key", key, "err", err)
+		}
+		c.remove(key)
+		return nil, false
+	}
+	return raw, true
+}
+
+// put queues raw to be written; when the queue is full or the disk is
+// paused after an error, the block is simply not cached.
+func (c *diskCache) put(key string, raw []byte) {
+	if int64(len(raw)) > c.limit {
+		return
+	}
+	c.mu.Lock()
+	_, have := c.items[key]
+	paused := time.Now().Before(c.pausedUntil)
+	c.mu.Unlock()
+	if have || paused {
+		return
+	}
+	select {
+	case c.queue <- diskWrite{key, raw}:
+	default:
+	}
+}
+
+func (c *diskCache) writer() {
+	defer c.wg.Done()
+	for w := range c.queue {
+		if err := c.write(w.key, w.raw); err != nil {
+			c.errs()
+			c.mu.Lock()
+			c.pausedUntil = time.Now().Add(diskPause)
+			c.mu.Unlock()
+			c.log.Warn("disk cache write failed; caching paused", "dir", c.dir, "pause", diskPause, "err", err)
+		}
+	}
+}
+
+func (c *diskCache) write(key string, raw []byte) error {
+	p := c.path(key)
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, diskTempPrefix)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(raw)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	c.mu.Lock()
+	if _, ok := c.items[key]; !ok {
+		c.items[key] = c.lru.PushFront(&diskEntry{key, int64(len(raw))})
+		c.used += int64(len(raw))
+	}
+	c.evictLocked()
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *diskCache) evictLocked() {
+	for c.used > c.limit {
+		el := c.lru.Back()
+		e := el.Value.(*diskEntry)
+		c.lru.Remove(el)
+		delete(c.items, e.key)
+		c.used -= e.size
+		os.Remove(c.path(e.key))
+	}
+}
+
+func (c *diskCache) remove(key string) {
+	c.mu.Lock()
+	if el, ok := c.items[key]; ok {
+		c.lru.Remove(el)
+		delete(c.items, key)
+		c.used -= el.Value.(*diskEntry).size
+	}
+	c.mu.Unlock()
+	os.Remove(c.path(key))
+}
+
+func (c *diskCache) size() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used
+}
+
+// close writes out the queue and stops the writer.
+func (c *diskCache) close() {
+	close(c.queue)
+	c.wg.Wait()
+}

@@ -1,0 +1,72 @@
+package chunk
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Stats are counters since the Store was opened.
+type Stats struct {
+	Puts, PutErrors  int64 // block uploads
+	Gets, GetErrors  int64 // block downloads from the object store
+	Deletes          int64
+	PutNanos         int64 // time spent in object Put
+	GetNanos         int64 // time spent in object Get
+	BytesUp          int64 // stored bytes (after compression) uploaded
+	BytesDown        int64 // stored bytes downloaded
+	MemHits          int64 // blocks found in the in-memory cache
+	CacheHits        int64 // blocks found in the disk cache
+	CacheMisses      int64 // blocks fetched from the object store
+	Prefetches       int64 // blocks fetched ahead of a sequential reader
+	Corrupt          int64 // blocks that failed their checksum
+	CacheBytes       int64 // bytes in the disk cache now
+	CacheWriteErrors int64 // failed writes to the disk cache
+	BufferBytes      int64 // writer memory in use now
+}
+
+type counters struct {
+	puts, putErrors, gets, getErrors, deletes atomic.Int64
+	putNanos, getNanos, bytesUp, bytesDown    atomic.Int64
+	memHits, cacheHits, cacheMisses           atomic.Int64
+	prefetches, corrupt, cacheWriteErrors     atomic.Int64
+}
+
+func (c *counters) put(n int, d time.Duration, err error) {
+	c.puts.Add(1)
+	c.putNanos.Add(int64(d))
+	if err != nil {
+		c.putErrors.Add(1)
+		return
+	}
+	c.bytesUp.Add(int64(n))
+}
+
+func (c *counters) get(n int, d time.Duration, err error) {
+	c.gets.Add(1)
+	c.getNanos.Add(int64(d))
+	if err != nil {
+		c.getErrors.Add(1)
+		return
+	}
+	c.bytesDown.Add(int64(n))
+}
+
+// Stats returns the counters now.
+func (s *Store) Stats() Stats {
+	c := &s.stats
+	st := Stats{
+		Puts: c.puts.Load(), PutErrors: c.putErrors.Load(),
+		Gets: c.gets.Load(), GetErrors: c.getErrors.Load(),
+		Deletes:  c.deletes.Load(),
+		PutNanos: c.putNanos.Load(), GetNanos: c.getNanos.Load(),
+		BytesUp: c.bytesUp.Load(), BytesDown: c.bytesDown.Load(),
+		MemHits: c.memHits.Load(), CacheHits: c.cacheHits.Load(), CacheMisses: c.cacheMisses.Load(),
+		Prefetches: c.prefetches.Load(), Corrupt: c.corrupt.Load(),
+		CacheWriteErrors: c.cacheWriteErrors.Load(),
+		BufferBytes:      s.budget.inUse(),
+	}
+	if s.disk != nil {
+		st.CacheBytes = s.disk.size()
+	}
+	return st
+}

@@ -1,0 +1,250 @@
+package chunk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"cairn/object"
+)
+
+// Store reads and writes the blocks of slices in an object store. All its
+// methods are safe for concurrent use. Close it after the last Writer has
+// finished; it waits for background uploads, deletions and prefetches.
+type Store struct {
+	obj   object.Store
+	cfg   Config
+	codec *codec
+	log   *slog.Logger
+
+	budget    *budget
+	uploadSem chan struct{}
+	getSem    chan struct{}
+	mem       *memCache
+	disk      *diskCache // nil without a cache directory
+	stats     counters
+	ra        *readahead
+
+	flightMu sync.Mutex
+	flight   map[string]*fetch
+
+	ctx    context.Context // cancelled by Close: stops prefetches
+	cancel context.CancelFunc
+	bg     sync.WaitGroup
+}
+
+// fetch is one download of a block that concurrent readers share.
+type fetch struct {
+	done chan struct{}
+	data []byte
+	err  error
+}
+
+// New opens a block store over obj.
+func New(obj object.Store, cfg Config) (*Store, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c, err := newCodec(cfg.Compression)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{
+		obj: obj, cfg: cfg, codec: c, log: slog.Default().With("store", obj.String()),
+		budget:    newBudget(cfg.BufferSize),
+		uploadSem: make(chan struct{}, cfg.Uploaders),
+		getSem:    make(chan struct{}, cfg.Downloaders),
+		mem:       newMemCache(cfg.MemCacheSize),
+		ra:        newReadahead(),
+		flight:    make(map[string]*fetch),
+	}
+	if cfg.CacheDir != "" {
+		s.disk, err = openDiskCache(cfg.CacheDir, cfg.CacheSize, s.log, func() { s.stats.cacheWriteErrors.Add(1) })
+		if err != nil {
+			s.log.Warn("disk cache unusable; reading from the object store only", "dir", cfg.CacheDir, "err", err)
+			s.disk = nil
+		}
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// Close waits for background work and releases the Store's resources.
+func (s *Store) Close() error {
+	s.cancel()
+	s.bg.Wait()
+	if s.disk != nil {
+		s.disk.close()
+	}
+	s.codec.close()
+	return nil
+}
+
+// BlockSize is the configured block size.
+func (s *Store) BlockSize() int { return s.cfg.BlockSize }
+
+// ReadAt reads len(p) bytes at off of slice id, whose data is size bytes.
+// Errors from a missing or corrupt block match syscall.EIO (errors.Is);
+// a corrupt block also matches ErrCorrupt.
+func (s *Store) ReadAt(ctx context.Context, id uint64, size uint32, p []byte, off uint32) (int, error) {
+	end := int64(off) + int64(len(p))
+	if end > int64(size) {
+		return 0, fmt.Errorf("read [%d,%d) of slice %d: beyond its %d bytes", off, end, id, size)
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	bs := int64(s.cfg.BlockSize)
+	if s.cfg.Readahead > 0 && s.ra.sequential(id, off, uint32(end)) {
+		s.prefetch(id, size, int(end/bs), int((min(end+int64(s.cfg.Readahead), int64(size))-1)/bs))
+	}
+	n := 0
+	for pos := int64(off); pos < end; {
+		idx := int(pos / bs)
+		data, err := s.block(ctx, id, idx, blockLen(size, int(bs), idx))
+		if err != nil {
+			return n, fmt.Errorf("read slice %d at %d: %w", id, pos, err)
+		}
+		c := copy(p[n:], data[pos-int64(idx)*bs:])
+		n += c
+		pos += int64(c)
+	}
+	return n, nil
+}
+
+// block returns the plain data of one block: from memory, from the disk
+// cache, or downloaded once however many readers want it at the same time.
+func (s *Store) block(ctx context.Context, id uint64, idx, n int) ([]byte, error) {
+	key := blockKey(id, idx, n)
+	if data, ok := s.mem.get(key); ok {
+		s.stats.memHits.Add(1)
+		return data, nil
+	}
+	s.flightMu.Lock()
+	f, ok := s.flight[key]
+	if !ok {
+		f = &fetch{done: make(chan struct{})}
+		s.flight[key] = f
+		s.flightMu.Unlock()
+		// The download belongs to all waiters, so one reader giving up must
+		// not fail it for the others: only Close cancels it.
+		f.data, f.err = s.load(s.ctx, key, n)
+		if f.err == nil {
+			s.mem.put(key, f.data)
+		}
+		s.flightMu.Lock()
+		delete(s.flight, key)
+		s.flightMu.Unlock()
+		close(f.done)
+	} else {
+		s.flightMu.Unlock()
+	}
+	select {
+	case <-f.done:
+		return f.data, f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// ErrBlockMissing is matched by read errors for a block the object store
+// does not have; like ErrCorrupt it also matches syscall.EIO.
+var ErrBlockMissing = errors.New("block is missing from the object store")
+
+type missingError struct{ err error }
+
+func (e *missingError) Error() string { return e.err.Error() }
+func (e *missingError) Unwrap() error { return e.err }
+func (e *missingError) Is(target error) bool {
+	return target == ErrBlockMissing || target == errEIO
+}
+
+func (s *Store) load(ctx context.Context, key string, n int) ([]byte, error) {
+	if s.disk != nil {
+		if raw, ok := s.disk.get(key); ok {
+			data, err := s.codec.decode(key, raw, n)
+			if err == nil {
+				s.stats.cacheHits.Add(1)
+				return data, nil
+			}
+			s.log.Warn("cached block is corrupt; dropped, reading from the object store", "err", err)
+			s.disk.remove(key)
+		}
+	}
+	s.stats.cacheMisses.Add(1)
+	select {
+	case s.getSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	start := time.Now()
+	raw, err := s.obj.Get(ctx, key, 0, -1)
+	<-s.getSem
+	s.stats.get(len(raw), time.Since(start), err)
+	if err != nil {
+		if errors.Is(err, object.ErrNotExist) {
+			return nil, &missingError{fmt.Errorf("block %s: %w", key, err)}
+		}
+		return nil, fmt.Errorf("get block %s: %w", key, err)
+	}
+	data, err := s.codec.decode(key, raw, n)
+	if err != nil {
+		s.stats.corrupt.Add(1)
+		s.log.Error("corrupt block in the object store", "err", err)
+		return nil, err
+	}
+	if s.disk != nil {
+		s.disk.put(key, raw)
+	}
+	return data, nil
+}
+
+// prefetch loads blocks first..last of slice id in the background, skipping
+// those already in memory or on their way.
+func (s *Store) prefetch(id uint64, size uint32, first, last int) {
+	for idx := first; idx <= last; idx++ {
+		key := blockKey(id, idx, blockLen(size, s.cfg.BlockSize, idx))
+		if s.mem.contains(key) {
+			continue
+		}
+		s.flightMu.Lock()
+		_, busy := s.flight[key]
+		s.flightMu.Unlock()
+		if busy {
+			continue
+		}
+		s.stats.prefetches.Add(1)
+		s.bg.Add(1)
+		go func(idx int) {
+			defer s.bg.Done()
+			if _, err := s.block(s.ctx, id, idx, blockLen(size, s.cfg.BlockSize, idx)); err != nil && s.ctx.Err() == nil {
+				s.log.Debug("prefetch failed", "slice", id, "block", idx, "err", err)
+			}
+		}(idx)
+	}
+}
+
+// Remove deletes every block of slice id (size bytes) from the store and the
+// caches. Missing blocks are fine.
+func (s *Store) Remove(ctx context.Context, id uint64, size uint32) error {
+	s.ra.forget(id)
+	for idx := 0; idx < numBlocks(size, s.cfg.BlockSize); idx++ {
+		if err := s.deleteBlock(ctx, blockKey(id, idx, blockLen(size, s.cfg.BlockSize, idx))); err != nil {
+			return fmt.Errorf("remove slice %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) deleteBlock(ctx context.Context, key string) error {
+	s.mem.remove(key)
+	if s.disk != nil {
+		s.disk.remove(key)
+	}
+	s.stats.deletes.Add(1)
+	return s.obj.Delete(ctx, key)
+}

@@ -1,0 +1,261 @@
+package chunk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Writer collects the data of one slice in memory and uploads it block by
+// block. Its methods may be called from several goroutines, but the vfs
+// layer is expected to order them: writes, FlushTo as data becomes final,
+// then Finish or Abort once.
+type Writer struct {
+	s  *Store
+	id uint64
+
+	mu       sync.Mutex
+	blocks   map[int]*wblock
+	sealed   int   // blocks below this index are uploading or uploaded
+	flushed  int64 // highest FlushTo offset
+	uploads  []chan struct{}
+	uploaded map[int]int // block index -> length of the stored block
+	err      error       // first upload failure
+	done     bool        // Finish succeeded or Abort was called
+}
+
+// wblock is one block being filled. buf grows on demand up to the block
+// size; reserved is what it holds of the Store's memory budget.
+type wblock struct {
+	buf      []byte
+	reserved int64
+}
+
+// minGrowth is the smallest buffer a block gets, so that small writes do
+// not reallocate again and again.
+const minGrowth = 64 << 10
+
+// NewWriter starts slice id.
+func (s *Store) NewWriter(id uint64) *Writer {
+	return &Writer{s: s, id: id, blocks: make(map[int]*wblock), uploaded: make(map[int]int)}
+}
+
+// ID is the slice id the Writer was started with.
+func (w *Writer) ID() uint64 { return w.id }
+
+// WriteAt copies p into the slice at off. It blocks while the Store's
+// buffer memory is spent and uploads are running that will free some.
+// Writing below an offset passed to FlushTo is an error.
+func (w *Writer) WriteAt(p []byte, off uint32) (int, error) {
+	if int64(off)+int64(len(p)) > MaxSliceSize {
+		return 0, fmt.Errorf("write %d bytes at %d of slice %d: beyond the %d-byte slice limit", len(p), off, w.id, MaxSliceSize)
+	}
+	bs := w.s.cfg.BlockSize
+	written := 0
+	for written < len(p) {
+		pos := int64(off) + int64(written)
+		idx := int(pos / int64(bs))
+		boff := int(pos % int64(bs))
+		n := min(len(p)-written, bs-boff)
+		b, err := w.grow(idx, boff+n)
+		if err != nil {
+			return written, err
+		}
+		w.mu.Lock()
+		if idx < w.sealed || w.done {
+			w.mu.Unlock()
+			return written, fmt.Errorf("write at %d of slice %d: already flushed", pos, w.id)
+		}
+		copy(b.buf[boff:], p[written:written+n])
+		w.mu.Unlock()
+		written += n
+	}
+	return written, nil
+}
+
+// grow returns block idx with a buffer of at least end bytes, taking the
+// memory from the budget without holding the Writer's lock.
+func (w *Writer) grow(idx, end int) (*wblock, error) {
+	bs := w.s.cfg.BlockSize
+	for {
+		w.mu.Lock()
+		if idx < w.sealed || w.done {
+			w.mu.Unlock()
+			return nil, fmt.Errorf("write to block %d of slice %d: already flushed", idx, w.id)
+		}
+		b := w.blocks[idx]
+		if b == nil {
+			b = &wblock{}
+			w.blocks[idx] = b
+		}
+		have := len(b.buf)
+		if have >= end {
+			w.mu.Unlock()
+			return b, nil
+		}
+		w.mu.Unlock()
+		size := min(max(end, 2*have, minGrowth), bs)
+		w.s.budget.acquire(int64(size - have))
+		w.mu.Lock()
+		if len(b.buf) != have || w.blocks[idx] != b {
+			// Someone else grew or dropped it meanwhile; give back and retry.
+			w.mu.Unlock()
+			w.s.budget.release(int64(size - have))
+			continue
+		}
+		nb := make([]byte, size)
+		copy(nb, b.buf)
+		b.buf = nb
+		b.reserved += int64(size - have)
+		w.mu.Unlock()
+		return b, nil
+	}
+}
+
+// FlushTo declares the bytes below off final: every whole block below it
+// starts uploading in the background.
+func (w *Writer) FlushTo(off uint32) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done {
+		return fmt.Errorf("flush slice %d: already finished", w.id)
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if int64(off) > w.flushed {
+		w.flushed = int64(off)
+	}
+	bs := w.s.cfg.BlockSize
+	for (w.sealed+1)*bs <= int(off) {
+		w.sealLocked(w.sealed, bs)
+	}
+	return nil
+}
+
+// sealLocked starts the upload of block idx as a block of length n.
+func (w *Writer) sealLocked(idx, n int) {
+	b := w.blocks[idx]
+	delete(w.blocks, idx)
+	if b == nil {
+		b = &wblock{}
+	}
+	w.sealed = idx + 1
+	done := make(chan struct{})
+	w.uploads = append(w.uploads, done)
+	w.s.budget.uploadStarted()
+	w.s.bg.Add(1)
+	go w.upload(idx, n, b, done)
+}
+
+func (w *Writer) upload(idx, n int, b *wblock, done chan struct{}) {
+	defer w.s.bg.Done()
+	defer close(done)
+	plain := b.buf
+	if len(plain) >= n {
+		plain = plain[:n]
+	} else {
+		plain = make([]byte, n) // the tail was never written: zeros
+		copy(plain, b.buf)
+	}
+	key := blockKey(w.id, idx, n)
+	w.s.uploadSem <- struct{}{}
+	raw := w.s.codec.encode(plain)
+	start := time.Now()
+	err := w.s.obj.Put(context.Background(), key, raw)
+	<-w.s.uploadSem
+	w.s.stats.put(len(raw), time.Since(start), err)
+	if err == nil && w.s.cfg.CacheWrites && w.s.disk != nil {
+		w.s.disk.put(key, raw)
+	}
+	b.buf = nil
+	w.s.budget.uploadDone(b.reserved)
+	w.mu.Lock()
+	if err != nil {
+		if w.err == nil {
+			w.err = fmt.Errorf("upload block %d of slice %d: %w", idx, w.id, err)
+		}
+	} else {
+		w.uploaded[idx] = n
+	}
+	w.mu.Unlock()
+}
+
+// Finish uploads the rest of the first length bytes and waits until every
+// block of the slice is stored. length must not be below an offset given to
+// FlushTo. On nil the slice is durable in the object store.
+func (w *Writer) Finish(ctx context.Context, length uint32) error {
+	w.mu.Lock()
+	if w.done {
+		w.mu.Unlock()
+		return fmt.Errorf("finish slice %d: already finished", w.id)
+	}
+	if int64(length) < w.flushed {
+		w.mu.Unlock()
+		return fmt.Errorf("finish slice %d at %d bytes: below the flushed offset %d", w.id, length, w.flushed)
+	}
+	bs := w.s.cfg.BlockSize
+	nb := numBlocks(length, bs)
+	for w.sealed < nb {
+		w.sealLocked(w.sealed, blockLen(length, bs, w.sealed))
+	}
+	w.dropUnsealedLocked()
+	waits := append([]chan struct{}(nil), w.uploads...)
+	w.mu.Unlock()
+
+	for _, c := range waits {
+		select {
+		case <-c:
+		case <-ctx.Done():
+			return fmt.Errorf("finish slice %d: %w", w.id, ctx.Err())
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	w.done = true
+	return nil
+}
+
+// dropUnsealedLocked frees the buffers of blocks that will not be uploaded.
+func (w *Writer) dropUnsealedLocked() {
+	for idx, b := range w.blocks {
+		w.s.budget.release(b.reserved)
+		delete(w.blocks, idx)
+	}
+}
+
+// Abort drops the slice: its buffers are freed now, and the blocks already
+// uploaded are deleted in the background once their uploads end.
+func (w *Writer) Abort() {
+	w.mu.Lock()
+	if w.done {
+		w.mu.Unlock()
+		return
+	}
+	w.done = true
+	w.sealed = MaxSliceSize // refuse writes that race with Abort
+	w.dropUnsealedLocked()
+	waits := append([]chan struct{}(nil), w.uploads...)
+	w.mu.Unlock()
+	w.s.bg.Add(1)
+	go func() {
+		defer w.s.bg.Done()
+		for _, c := range waits {
+			<-c
+		}
+		w.mu.Lock()
+		uploaded := w.uploaded
+		w.uploaded = nil
+		w.mu.Unlock()
+		for idx, n := range uploaded {
+			if err := w.s.deleteBlock(context.Background(), blockKey(w.id, idx, n)); err != nil && !errors.Is(err, context.Canceled) {
+				w.s.log.Warn("delete block of aborted slice", "slice", w.id, "block", idx, "err", err)
+			}
+		}
+	}()
+}
