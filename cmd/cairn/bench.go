@@ -1,11 +1,141 @@
 package main
 
-import "errors"
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"cairn/bench/fsbench"
+	"cairn/bench/metabench"
+)
 
 func benchCommand() command {
 	return command{
-		usage:   "bench",
-		summary: "not built yet",
-		run:     func(args []string) error { return errors.New("not built yet") },
+		usage:   "bench PATH | bench engines --meta URL...",
+		summary: "measure file I/O through PATH, or compare metadata engines operation by operation",
+		run: func(args []string) error {
+			if len(args) > 0 && args[0] == "engines" {
+				return runBenchEngines(args[1:])
+			}
+			return runBenchPath(args)
+		},
 	}
+}
+
+// stringList is a flag that may be given many times.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, " ") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+
+func runBenchEngines(args []string) error {
+	fs := flag.NewFlagSet("bench engines", flag.ContinueOnError)
+	var metas stringList
+	fs.Var(&metas, "meta", "an engine to measure, URL or LABEL=URL; repeat for each engine (the first is the baseline)")
+	report := fs.String("report", "", "write the report (Markdown) to this file, and an SVG chart per operation group beside it")
+	asJSON := fs.Bool("json", false, "print one JSON record per engine and operation instead of the table")
+	benchtime := fs.String("benchtime", "1s", "time (1s) or count (100x) per operation")
+	if _, err := parseArgs(fs, args, 0); err != nil {
+		return err
+	}
+	bt, err := metabench.ParseBenchtime(*benchtime)
+	if err != nil {
+		return err
+	}
+	targets, err := metabench.ParseTargets(metas)
+	if err != nil {
+		return err
+	}
+	if *report != "" {
+		// Fail before an hour of measuring, not after.
+		if err := checkWritable(*report); err != nil {
+			return err
+		}
+	}
+	rep, err := metabench.Compare(context.Background(), targets, bt, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if *report != "" {
+		if err := writeEngineReport(rep, *report); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "report written to %s\n", *report)
+	}
+	if *asJSON {
+		return rep.WriteJSON(os.Stdout)
+	}
+	if *report == "" {
+		return rep.WriteMarkdown(os.Stdout, nil)
+	}
+	return nil
+}
+
+func checkWritable(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0644)
+	if err != nil {
+		return fmt.Errorf("cannot write the report: %w", err)
+	}
+	return f.Close()
+}
+
+// writeEngineReport writes the Markdown report and, beside it, one SVG chart
+// per operation group, named after the report (report.md: report-files.svg).
+func writeEngineReport(rep *metabench.Report, path string) error {
+	base := strings.TrimSuffix(path, filepath.Ext(path))
+	charts := map[string]string{}
+	for _, g := range metabench.Groups {
+		svg := rep.SVG(g)
+		if svg == nil {
+			continue
+		}
+		p := base + "-" + g + ".svg"
+		if err := os.WriteFile(p, svg, 0644); err != nil {
+			return fmt.Errorf("write chart: %w", err)
+		}
+		charts[g] = filepath.Base(p)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write the report: %w", err)
+	}
+	if err := rep.WriteMarkdown(f, charts); err != nil {
+		f.Close()
+		return fmt.Errorf("write the report %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+func runBenchPath(args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	threads := fs.Int("p", 1, "threads, each with files of its own")
+	big := byteSize(1 << 30)
+	small := byteSize(128 << 10)
+	block := byteSize(1 << 20)
+	fs.Var(&big, "big-file-size", "size of each thread's big file (0 skips the big-file phases)")
+	fs.Var(&small, "small-file-size", "size of each small file")
+	fs.Var(&block, "block-size", "bytes per read and write call")
+	smallFiles := fs.Int("small-files", 100, "small files per thread (0 skips the small-file phases)")
+	drop := fs.Bool("drop-caches", true, "drop the kernel page cache between phases (needs root)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pos, err := parseArgs(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	if block == 0 || block > 1<<30 {
+		return fmt.Errorf("--block-size must be between 1 byte and 1 GiB")
+	}
+	cfg := fsbench.Config{Path: pos[0], Threads: *threads, BigFileSize: int64(big), BlockSize: int(block),
+		SmallFileSize: int64(small), SmallFiles: *smallFiles, DropCaches: *drop}
+	res, err := fsbench.Run(cfg, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return res.WriteJSON(os.Stdout)
+	}
+	return res.WriteText(os.Stdout)
 }

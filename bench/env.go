@@ -1,0 +1,148 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Env describes where a measurement was taken.
+type Env struct {
+	Date      time.Time `json:"date"`
+	Host      string    `json:"host"`
+	CPU       string    `json:"cpu"`
+	CPUs      int       `json:"cpus"`
+	MemoryGiB float64   `json:"memory_gib"`
+	Kernel    string    `json:"kernel"`
+	Go        string    `json:"go"`
+	Cairn     string    `json:"cairn"`
+}
+
+// Machine describes this machine now.
+func Machine() Env {
+	e := Env{Date: time.Now().UTC(), CPUs: runtime.NumCPU(), Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH}
+	e.Host, _ = os.Hostname()
+	e.CPU = procField("/proc/cpuinfo", "model name")
+	if kb := procField("/proc/meminfo", "MemTotal"); kb != "" {
+		var n float64
+		for _, c := range strings.Fields(kb)[0] {
+			n = n*10 + float64(c-'0')
+		}
+		e.MemoryGiB = float64(int(n/(1<<20)*10+0.5)) / 10
+	}
+	var u syscall.Utsname
+	if syscall.Uname(&u) == nil {
+		e.Kernel = utsString(u.Sysname[:]) + " " + utsString(u.Release[:])
+	}
+	e.Cairn = "cairn"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				e.Cairn += " " + s.Value[:12]
+			}
+		}
+	}
+	return e
+}
+
+func utsString(b []int8) string {
+	var sb strings.Builder
+	for _, c := range b {
+		if c == 0 {
+			break
+		}
+		sb.WriteByte(byte(c))
+	}
+	return sb.String()
+}
+
+// procField returns the value of the first "key: value" line of a /proc
+// file, or "".
+func procField(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// EngineVersion says which version of an engine's software is in use, as far
+// as it is cheap to learn: the linked library for embedded engines, the
+// locally installed server binary for client/server ones (which is the
+// server measured when it runs on this machine). "" when unknown.
+func EngineVersion(scheme string) string {
+	switch scheme {
+	case "mem":
+		return "in-process (no durability)"
+	case "sqlite3":
+		return module("github.com/mattn/go-sqlite3")
+	case "badger":
+		return module("github.com/dgraph-io/badger/v4")
+	case "redis", "rediss", "valkey", "keydb":
+		return binaryVersion("redis-server", "--version")
+	case "postgres", "postgresql":
+		return binaryVersion("postgres", "--version", "/usr/lib/postgresql/*/bin")
+	case "mysql", "mariadb":
+		if v := binaryVersion("mariadbd", "--version", "/usr/sbin"); v != "" {
+			return v
+		}
+		return binaryVersion("mysqld", "--version", "/usr/sbin")
+	case "etcd":
+		return binaryVersion("etcd", "--version")
+	case "tikv":
+		return binaryVersion("tikv-server", "--version")
+	}
+	return ""
+}
+
+func module(path string) string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, d := range info.Deps {
+		if d.Path == path {
+			return "linked " + d.Path + " " + d.Version
+		}
+	}
+	return ""
+}
+
+// binaryVersion runs the first name found on PATH or in dirs with arg and
+// returns the first line it prints, marked as the local binary's.
+func binaryVersion(name, arg string, dirs ...string) string {
+	bin, err := exec.LookPath(name)
+	if err != nil {
+		for _, d := range dirs {
+			if m, _ := filepath.Glob(filepath.Join(d, name)); len(m) > 0 {
+				bin, err = m[len(m)-1], nil
+			}
+		}
+	}
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, arg).Output()
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return line + " (local binary)"
+}

@@ -1,0 +1,138 @@
+package metabench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"cairn/bench"
+)
+
+// Target is one engine to compare: a label for the report's column and its
+// URL.
+type Target struct {
+	Label string
+	URL   string
+}
+
+// ParseTargets reads --meta arguments, each URL or LABEL=URL (a label has
+// no ':' or '/'). An unlabelled engine is named by its scheme, with -2, -3…
+// when several share one.
+func ParseTargets(args []string) ([]Target, error) {
+	var ts []Target
+	seen := map[string]int{}
+	for _, a := range args {
+		t := Target{URL: a}
+		if l, u, ok := strings.Cut(a, "="); ok && l != "" && !strings.ContainsAny(l, ":/") {
+			t.Label, t.URL = l, u
+		}
+		scheme, _, ok := strings.Cut(t.URL, "://")
+		if !ok || scheme == "" {
+			return nil, fmt.Errorf("--meta %q: expected a metadata URL such as sqlite3:///tmp/vol.db, optionally LABEL=URL", bench.RedactURL(a))
+		}
+		if t.Label == "" {
+			t.Label = scheme
+			if k := seen[scheme]; k > 0 {
+				t.Label = scheme + "-" + strconv.Itoa(k+1)
+			}
+		}
+		seen[scheme]++
+		for _, o := range ts {
+			if o.Label == t.Label {
+				return nil, fmt.Errorf("--meta: label %q given twice; name the engines LABEL=URL", t.Label)
+			}
+		}
+		ts = append(ts, t)
+	}
+	if len(ts) == 0 {
+		return nil, fmt.Errorf("no engine to measure: give at least one --meta URL")
+	}
+	return ts, nil
+}
+
+// EngineResult is one engine's measurements, by operation name.
+type EngineResult struct {
+	Label   string            `json:"label"`
+	URL     string            `json:"url"`
+	Engine  string            `json:"engine"`
+	Version string            `json:"version,omitempty"`
+	Note    string            `json:"note,omitempty"`
+	Samples map[string]Sample `json:"-"`
+}
+
+// Report is a comparison of engines, operation by operation.
+type Report struct {
+	Env       bench.Env
+	Benchtime Benchtime
+	Ops       []Op
+	Engines   []EngineResult
+}
+
+// Compare runs every operation against each target in turn, writing a
+// line of progress per operation to progress.
+func Compare(ctx context.Context, targets []Target, bt Benchtime, progress io.Writer) (*Report, error) {
+	rep := &Report{Env: bench.Machine(), Benchtime: bt, Ops: Ops()}
+	for i, t := range targets {
+		fmt.Fprintf(progress, "[%d/%d] %s (%s)\n", i+1, len(targets), t.Label, bench.RedactURL(t.URL))
+		res, err := measureEngine(ctx, t, rep.Ops, bt, progress)
+		if err != nil {
+			return nil, fmt.Errorf("engine %s: %w", t.Label, err)
+		}
+		rep.Engines = append(rep.Engines, res)
+	}
+	return rep, nil
+}
+
+func measureEngine(ctx context.Context, t Target, ops []Op, bt Benchtime, progress io.Writer) (res EngineResult, err error) {
+	v, err := bench.Open(ctx, t.URL)
+	if err != nil {
+		return res, err
+	}
+	defer func() {
+		if cerr := v.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("close: %w", cerr)
+		}
+	}()
+	res = EngineResult{Label: t.Label, URL: v.URL, Engine: v.Engine.Name(), Samples: map[string]Sample{}}
+	res.Version = bench.EngineVersion(v.Engine.Name())
+	if v.Formatted {
+		res.Note = "formatted a throw-away volume here; it is left in place"
+	} else {
+		res.Note = "measured inside a directory of its own on an existing volume, removed afterwards"
+	}
+	r, err := NewRunner(ctx, v)
+	if err != nil {
+		return res, err
+	}
+	for _, op := range ops {
+		start := time.Now()
+		s, err := r.Measure(ctx, op, bt)
+		if err != nil {
+			return res, err
+		}
+		res.Samples[op.Name] = s
+		fmt.Fprintf(progress, "  %-13s %12s µs/op %8.2f rtt/op  n=%-8d (%.1fs)\n",
+			op.Name, Micros(s.NsPerOp()), s.RTTPerOp(), s.N, time.Since(start).Seconds())
+	}
+	if err := r.Close(ctx); err != nil {
+		return res, fmt.Errorf("remove the benchmark's directory: %w", err)
+	}
+	return res, nil
+}
+
+// Micros formats a latency in nanoseconds as microseconds, to the
+// precision a shared machine's noise allows.
+func Micros(ns float64) string {
+	us := ns / 1000
+	switch {
+	case us >= 100:
+		return strconv.FormatFloat(us, 'f', 0, 64)
+	case us >= 10:
+		return strconv.FormatFloat(us, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(us, 'f', 2, 64)
+	}
+}
