@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"cairn/meta"
+	"cairn/meta/kv"
 )
 
 // Open connects to the engine named by rawURL, e.g. "sqlite3:///var/vol.db"
@@ -19,6 +20,8 @@ func Open(rawURL string) (meta.Engine, error) {
 	}
 	_ = rest
 	switch scheme {
+	case "mem":
+		return kv.OpenMem(), nil
 	default:
 		return nil, fmt.Errorf("unknown metadata engine %q in %q (supported: %s)", scheme, rawURL, strings.Join(Schemes(), ", "))
 	}
@@ -26,5 +29,5 @@ func Open(rawURL string) (meta.Engine, error) {
 
 // Schemes lists the URL schemes Open understands.
 func Schemes() []string {
-	return []string{}
+	return []string{"mem"}
 }
