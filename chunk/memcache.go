@@ -64,6 +64,16 @@ func (c *memCache) put(key string, data []byte) {
 	}
 }
 
+// demote marks a block as the first to go: a sequential reader has moved
+// past it, and it must not push out the blocks read ahead of that reader.
+func (c *memCache) demote(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[key]; ok {
+		c.lru.MoveToBack(el)
+	}
+}
+
 func (c *memCache) remove(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

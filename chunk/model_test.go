@@ -131,4 +131,3 @@ func pattern(seed uint64, n int) []byte {
 	}
 	return b
 }
-

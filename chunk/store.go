@@ -31,9 +31,10 @@ type Store struct {
 	flightMu sync.Mutex
 	flight   map[string]*fetch
 
-	ctx    context.Context // cancelled by Close: stops prefetches
-	cancel context.CancelFunc
-	bg     sync.WaitGroup
+	ctx       context.Context // cancelled by Close: stops prefetches
+	cancel    context.CancelFunc
+	bg        sync.WaitGroup
+	closeOnce sync.Once
 }
 
 // fetch is one download of a block that concurrent readers share.
@@ -73,14 +74,17 @@ func New(obj object.Store, cfg Config) (*Store, error) {
 	return s, nil
 }
 
-// Close waits for background work and releases the Store's resources.
+// Close waits for uploads and deletions under way, stops prefetches, and
+// releases the Store's resources. Calling it again does nothing.
 func (s *Store) Close() error {
-	s.cancel()
-	s.bg.Wait()
-	if s.disk != nil {
-		s.disk.close()
-	}
-	s.codec.close()
+	s.closeOnce.Do(func() {
+		s.cancel()
+		s.bg.Wait()
+		if s.disk != nil {
+			s.disk.close()
+		}
+		s.codec.close()
+	})
 	return nil
 }
 
@@ -100,6 +104,9 @@ func (s *Store) ReadAt(ctx context.Context, id uint64, size uint32, p []byte, of
 	}
 	bs := int64(s.cfg.BlockSize)
 	if s.cfg.Readahead > 0 && s.ra.sequential(id, off, uint32(end)) {
+		if first := int64(off) / bs; first > 0 {
+			s.mem.demote(blockKey(id, int(first-1), int(bs)))
+		}
 		s.prefetch(id, size, int(end/bs), int((min(end+int64(s.cfg.Readahead), int64(size))-1)/bs))
 	}
 	n := 0
@@ -124,24 +131,12 @@ func (s *Store) block(ctx context.Context, id uint64, idx, n int) ([]byte, error
 		s.stats.memHits.Add(1)
 		return data, nil
 	}
-	s.flightMu.Lock()
-	f, ok := s.flight[key]
-	if !ok {
-		f = &fetch{done: make(chan struct{})}
-		s.flight[key] = f
-		s.flightMu.Unlock()
-		// The download belongs to all waiters, so one reader giving up must
-		// not fail it for the others: only Close cancels it.
-		f.data, f.err = s.load(s.ctx, key, n)
-		if f.err == nil {
-			s.mem.put(key, f.data)
-		}
-		s.flightMu.Lock()
-		delete(s.flight, key)
-		s.flightMu.Unlock()
-		close(f.done)
-	} else {
-		s.flightMu.Unlock()
+	f, leader := s.join(key)
+	if f == nil {
+		return s.block(ctx, id, idx, n) // finished between the two looks
+	}
+	if leader {
+		s.runFetch(key, n, f)
 	}
 	select {
 	case <-f.done:
@@ -149,6 +144,35 @@ func (s *Store) block(ctx context.Context, id uint64, idx, n int) ([]byte, error
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// join returns the download of key under way, or starts one that the
+// caller leads. It returns nil if the block has meanwhile reached memory.
+func (s *Store) join(key string) (f *fetch, leader bool) {
+	s.flightMu.Lock()
+	defer s.flightMu.Unlock()
+	if f, ok := s.flight[key]; ok {
+		return f, false
+	}
+	if s.mem.contains(key) {
+		return nil, false
+	}
+	f = &fetch{done: make(chan struct{})}
+	s.flight[key] = f
+	return f, true
+}
+
+// runFetch downloads for every waiter, so one reader giving up must not
+// fail it for the others: only Close cancels it.
+func (s *Store) runFetch(key string, n int, f *fetch) {
+	f.data, f.err = s.load(s.ctx, key, n)
+	if f.err == nil {
+		s.mem.put(key, f.data)
+	}
+	s.flightMu.Lock()
+	delete(s.flight, key)
+	s.flightMu.Unlock()
+	close(f.done)
 }
 
 // ErrBlockMissing is matched by read errors for a block the object store
@@ -207,24 +231,24 @@ func (s *Store) load(ctx context.Context, key string, n int) ([]byte, error) {
 // those already in memory or on their way.
 func (s *Store) prefetch(id uint64, size uint32, first, last int) {
 	for idx := first; idx <= last; idx++ {
-		key := blockKey(id, idx, blockLen(size, s.cfg.BlockSize, idx))
+		n := blockLen(size, s.cfg.BlockSize, idx)
+		key := blockKey(id, idx, n)
 		if s.mem.contains(key) {
 			continue
 		}
-		s.flightMu.Lock()
-		_, busy := s.flight[key]
-		s.flightMu.Unlock()
-		if busy {
+		f, leader := s.join(key)
+		if !leader {
 			continue
 		}
 		s.stats.prefetches.Add(1)
 		s.bg.Add(1)
-		go func(idx int) {
+		go func() {
 			defer s.bg.Done()
-			if _, err := s.block(s.ctx, id, idx, blockLen(size, s.cfg.BlockSize, idx)); err != nil && s.ctx.Err() == nil {
-				s.log.Debug("prefetch failed", "slice", id, "block", idx, "err", err)
+			s.runFetch(key, n, f)
+			if f.err != nil && s.ctx.Err() == nil {
+				s.log.Debug("prefetch failed", "key", key, "err", f.err)
 			}
-		}(idx)
+		}()
 	}
 }
 
