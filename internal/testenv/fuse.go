@@ -109,6 +109,19 @@ func (m *Mount) Unmount() error {
 	return m.err
 }
 
+// Kill ends the serving process with SIGKILL, as a crash would: nothing is
+// flushed and the kernel keeps a dead mount until ForceUnmount.
+func (m *Mount) Kill() error {
+	if m.Exited() {
+		return fmt.Errorf("the process serving %s had already exited (%v)", m.Dir, m.err)
+	}
+	if err := m.cmd.Process.Kill(); err != nil {
+		return err
+	}
+	<-m.done
+	return nil
+}
+
 // cleanup makes sure nothing is left: the process is gone and dir is not
 // mounted, whatever state the test left them in.
 func (m *Mount) cleanup(t testing.TB) {
