@@ -75,7 +75,7 @@ func (e *Engine) Write(ctx context.Context, ino meta.Ino, idx uint32, s meta.Sli
 	var a meta.Attr
 	var n int
 	err := e.txn(ctx, func(t *txn) (err error) {
-		if err := t.prefetch(t.k.attr(ino), t.k.chunk(ino, idx), t.usageKey(ino)); err != nil {
+		if err := t.prefetch(t.k.attr(ino), t.k.chunk(ino, idx), t.usageKey(ino), t.k.ref(s.ID)); err != nil {
 			return err
 		}
 		if a, err = t.file(ino); err != nil {
@@ -98,7 +98,7 @@ func (e *Engine) Write(ctx context.Context, ino meta.Ino, idx uint32, s meta.Sli
 		a.Mtime, a.Ctime = mtime, mtime
 		t.setAttr(ino, &a)
 		t.put(t.k.chunk(ino, idx), appendSlice(append([]byte{}, v...), s))
-		return nil
+		return t.changeRefs([]meta.Slice{s}, nil)
 	})
 	if err != nil {
 		return a, 0, fmt.Errorf("write chunk %d of inode %d: %w", idx, ino, err)
@@ -121,18 +121,8 @@ func (e *Engine) Compact(ctx context.Context, ino meta.Ino, idx uint32, old []me
 			}
 		}
 		rest := list[len(old):]
-		kept := map[uint64]bool{s.ID: true}
-		for _, r := range rest {
-			kept[r.ID] = true
-		}
-		for _, o := range old {
-			if o.ID != 0 && !kept[o.ID] {
-				kept[o.ID] = true
-				t.put(t.k.dead(o.ID), u32(o.Size))
-			}
-		}
 		t.put(t.k.chunk(ino, idx), encodeSlices(append([]meta.Slice{s}, rest...)))
-		return nil
+		return t.changeRefs([]meta.Slice{s}, old)
 	})
 	if err != nil {
 		return fmt.Errorf("compact chunk %d of inode %d: %w", idx, ino, err)
@@ -148,25 +138,16 @@ func (t *txn) dropChunks(ino meta.Ino, from uint32, limit int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	var gone []meta.Slice
 	for _, kv := range kvs {
 		list, err := decodeSlices(kv.Value)
 		if err != nil {
 			return 0, err
 		}
-		t.queueDead(list)
+		gone = append(gone, list...)
 		t.del(kv.Key)
 	}
-	return len(kvs), nil
-}
-
-func (t *txn) queueDead(list []meta.Slice) {
-	seen := map[uint64]bool{}
-	for _, s := range list {
-		if s.ID != 0 && !seen[s.ID] {
-			seen[s.ID] = true
-			t.put(t.k.dead(s.ID), u32(s.Size))
-		}
-	}
+	return len(kvs), t.changeRefs(nil, gone)
 }
 
 // punch appends a hole record over [off, end) of the file to each chunk

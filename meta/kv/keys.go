@@ -24,6 +24,7 @@ import (
 //	S<sid>                 session info (JSON)
 //	O<sid><ino>            orphan of a session (unlinked while open)
 //	K<sid><ino><F|P>       the session holds flocks or POSIX locks on ino
+//	R<slice id>            references to a slice from slice lists
 //	Z<slice id>            dead slice: its size
 const (
 	tagFormat   = 'F'
@@ -34,6 +35,7 @@ const (
 	tagOrphan   = 'O'
 	tagLockRef  = 'K'
 	tagDead     = 'Z'
+	tagRef      = 'R'
 	subAttr     = 'I'
 	subEntry    = 'D'
 	subChunk    = 'C'
@@ -110,6 +112,7 @@ func (k keys) perSession(tag byte, sid uint64) ([]byte, []byte) {
 	return k.key(tag, u64(sid)), k.key(tag, u64(sid+1))
 }
 func (k keys) dead(id uint64) []byte { return k.key(tagDead, u64(id)) }
+func (k keys) ref(id uint64) []byte  { return k.key(tagRef, u64(id)) }
 func (k keys) deadRange() ([]byte, []byte) {
 	return k.key(tagDead), k.key(tagDead + 1)
 }

@@ -1,0 +1,162 @@
+package kv
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// BadgerStore is an embedded BadgerDB in one directory. Only one process
+// may open a directory at a time: a second one gets an error naming the
+// holder (see dirLock). Commits are synced to disk before they return
+// unless NoSync was asked for.
+type BadgerStore struct {
+	db   *badger.DB
+	lock *dirLock
+	txns atomic.Uint64
+}
+
+// BadgerOptions are what a badger:// URL may set.
+type BadgerOptions struct {
+	// NoSync skips fsync on commit: faster, and a crash may lose the last
+	// acknowledged operations.
+	NoSync bool
+}
+
+// OpenBadger opens (creating if needed) the Badger database in dir.
+func OpenBadger(dir string, o BadgerOptions) (*BadgerStore, error) {
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	opts := badger.DefaultOptions(dir).
+		WithSyncWrites(!o.NoSync).
+		WithLogger(nil).
+		WithMemTableSize(16 << 20).
+		WithNumMemtables(2).
+		WithBlockCacheSize(32 << 20).
+		WithIndexCacheSize(16 << 20).
+		WithValueLogFileSize(256 << 20)
+	db, err := badger.Open(opts)
+	if err != nil {
+		lock.release()
+		return nil, fmt.Errorf("open badger directory %s: %w", dir, err)
+	}
+	return &BadgerStore{db: db, lock: lock}, nil
+}
+
+var _ Store = (*BadgerStore)(nil)
+
+func (s *BadgerStore) Name() string       { return "badger" }
+func (s *BadgerStore) RoundTrips() uint64 { return s.txns.Load() }
+
+func (s *BadgerStore) Close() error {
+	err := s.db.Close()
+	s.lock.release()
+	return err
+}
+
+func (s *BadgerStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.txns.Add(1)
+	txn := s.db.NewTransaction(true)
+	defer txn.Discard()
+	tx := &badgerTx{txn: txn}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if tx.err != nil {
+		return tx.err
+	}
+	if !tx.wrote {
+		return nil
+	}
+	err := txn.Commit()
+	if errors.Is(err, badger.ErrConflict) {
+		return fmt.Errorf("badger: %w", ErrTxnConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("badger commit: %w", err)
+	}
+	return nil
+}
+
+// badgerTx adapts a Badger transaction. Badger tracks the keys it reads
+// and fails the commit when another transaction changed one of them.
+type badgerTx struct {
+	txn   *badger.Txn
+	err   error // first write error, reported at commit
+	wrote bool
+}
+
+func (t *badgerTx) Get(key []byte) ([]byte, error) {
+	item, err := t.txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("badger get: %w", err)
+	}
+	v, err := item.ValueCopy(nil)
+	if err != nil {
+		return nil, fmt.Errorf("badger get: %w", err)
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v, nil
+}
+
+func (t *badgerTx) BatchGet(keys [][]byte) ([][]byte, error) {
+	out := make([][]byte, len(keys))
+	for i, k := range keys {
+		v, err := t.Get(k)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (t *badgerTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
+	opts := badger.DefaultIteratorOptions
+	if limit > 0 && limit < opts.PrefetchSize {
+		opts.PrefetchSize = limit
+	}
+	it := t.txn.NewIterator(opts)
+	defer it.Close()
+	var out []KeyValue
+	for it.Seek(begin); it.Valid(); it.Next() {
+		item := it.Item()
+		if bytes.Compare(item.Key(), end) >= 0 || (limit > 0 && len(out) == limit) {
+			break
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return nil, fmt.Errorf("badger scan: %w", err)
+		}
+		out = append(out, KeyValue{Key: item.KeyCopy(nil), Value: v})
+	}
+	return out, nil
+}
+
+func (t *badgerTx) Put(key, value []byte) {
+	t.wrote = true
+	if err := t.txn.Set(key, value); err != nil && t.err == nil {
+		t.err = fmt.Errorf("badger: %w", err)
+	}
+}
+
+func (t *badgerTx) Delete(key []byte) {
+	t.wrote = true
+	if err := t.txn.Delete(key); err != nil && t.err == nil {
+		t.err = fmt.Errorf("badger: %w", err)
+	}
+}
