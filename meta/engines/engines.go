@@ -8,6 +8,7 @@ import (
 
 	"cairn/meta"
 	"cairn/meta/kv"
+	metasql "cairn/meta/sql"
 )
 
 // Open connects to the engine named by rawURL, e.g. "sqlite3:///var/vol.db"
@@ -22,6 +23,10 @@ func Open(rawURL string) (meta.Engine, error) {
 	switch scheme {
 	case "mem":
 		return kv.OpenMem(), nil
+	case "badger":
+		return kv.OpenBadgerURL(rawURL)
+	case "sqlite3":
+		return metasql.OpenSQLite(rawURL)
 	default:
 		return nil, fmt.Errorf("unknown metadata engine %q in %q (supported: %s)", scheme, rawURL, strings.Join(Schemes(), ", "))
 	}
@@ -29,5 +34,5 @@ func Open(rawURL string) (meta.Engine, error) {
 
 // Schemes lists the URL schemes Open understands.
 func Schemes() []string {
-	return []string{"mem"}
+	return []string{"mem", "badger", "sqlite3"}
 }

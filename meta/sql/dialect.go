@@ -1,0 +1,78 @@
+package sql
+
+import (
+	"strconv"
+	"strings"
+)
+
+// dialect is what one database forces on the shared engine code. Queries
+// are written once, with '?' placeholders and the type names of the schema
+// template; the dialect rewrites them.
+type dialect struct {
+	name string
+	// dollar numbers placeholders $1, $2... (PostgreSQL).
+	dollar bool
+	// forUpdate locks the rows a SELECT reads until commit; empty on
+	// databases where a write transaction excludes all others (SQLite).
+	forUpdate string
+	// singleWriter: one write transaction at a time per database.
+	singleWriter bool
+	// returning: UPDATE ... RETURNING is supported.
+	returning bool
+	// types maps the schema template's type names to the database's.
+	types map[string]string
+	// inlineIndex declares secondary indexes inside CREATE TABLE (MySQL
+	// has no CREATE INDEX IF NOT EXISTS).
+	inlineIndex bool
+	// tableOptions is appended to every CREATE TABLE.
+	tableOptions string
+	// mysqlUpsert: INSERT ... ON DUPLICATE KEY UPDATE instead of
+	// INSERT ... ON CONFLICT.
+	mysqlUpsert bool
+	// retryable reports an error after which the whole transaction may
+	// run again: a serialization failure, a deadlock, a busy database.
+	retryable func(error) bool
+	// connectionLost reports an error that means the server went away.
+	connectionLost func(error) bool
+	// tableExists is a query with one placeholder, the table name, that
+	// returns a row when the table exists.
+	tableExists string
+}
+
+// rebind turns '?' placeholders into the dialect's.
+func (d *dialect) rebind(q string) string {
+	if !d.dollar {
+		return q
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
+// upsert is an INSERT of cols into table that, when a row with the same
+// first nkeys columns exists, overwrites its other columns instead.
+func (d *dialect) upsert(table string, cols []string, nkeys int) string {
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")
+	q := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES (" + marks + ")"
+	var sets []string
+	for _, c := range cols[nkeys:] {
+		if d.mysqlUpsert {
+			sets = append(sets, c+" = VALUES("+c+")")
+		} else {
+			sets = append(sets, c+" = excluded."+c)
+		}
+	}
+	if d.mysqlUpsert {
+		return q + " ON DUPLICATE KEY UPDATE " + strings.Join(sets, ", ")
+	}
+	return q + " ON CONFLICT (" + strings.Join(cols[:nkeys], ", ") + ") DO UPDATE SET " + strings.Join(sets, ", ")
+}

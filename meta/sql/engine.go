@@ -1,0 +1,66 @@
+// Package sql is cairn's metadata engine over SQL databases: SQLite (the
+// embedded default), PostgreSQL and MySQL/MariaDB. One implementation of
+// meta.Engine runs on all three through database/sql; a small dialect
+// describes what each database forces (placeholders, column types, upsert
+// syntax, row locks, which errors mean "run the transaction again").
+//
+// The package knows nothing of object storage, chunk layout beyond slice
+// records, or FUSE.
+package sql
+
+import (
+	dbsql "database/sql"
+	"sync"
+	"sync/atomic"
+
+	"cairn/meta"
+)
+
+var _ meta.Engine = (*Engine)(nil)
+
+// Engine is a meta.Engine over one SQL database. It is safe for concurrent
+// use; several Engines (in one process or many) may share a database.
+type Engine struct {
+	db *dbsql.DB
+	d  *dialect
+
+	// writeMu serialises this process's write transactions on databases
+	// that allow one writer at a time (SQLite): waiting on a Go mutex is
+	// cheaper and fairer than SQLite's busy handler.
+	writeMu *sync.Mutex
+
+	// limits are the volume's capacity and inode limits, read by Init and
+	// Load; zero is unlimited.
+	limits atomic.Pointer[meta.Format]
+
+	roundTrips atomic.Uint64
+	retries    atomic.Uint64
+	// connected is set once the database has answered, after which a lost
+	// connection is worth waiting for (a restarting server) instead of
+	// failing at once (a wrong address).
+	connected atomic.Bool
+
+	// file is the SQLite database file, created by Init.
+	file string
+
+	rebound sync.Map // query with '?' placeholders -> the dialect's form
+}
+
+func newEngine(db *dbsql.DB, d *dialect) *Engine {
+	e := &Engine{db: db, d: d}
+	if d.singleWriter {
+		e.writeMu = &sync.Mutex{}
+	}
+	return e
+}
+
+// Name is the engine's URL scheme.
+func (e *Engine) Name() string { return e.d.name }
+
+// Stats reports statements sent to the database and transactions re-run.
+func (e *Engine) Stats() meta.Stats {
+	return meta.Stats{RoundTrips: e.roundTrips.Load(), Retries: e.retries.Load()}
+}
+
+// Close releases the connection pool.
+func (e *Engine) Close() error { return e.db.Close() }

@@ -1,0 +1,235 @@
+package sql
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"cairn/meta"
+)
+
+// Flock takes or drops a whole-file lock without waiting.
+func (e *Engine) Flock(ctx context.Context, ino meta.Ino, owner meta.LockOwner, typ uint32) error {
+	if typ != meta.LockRead && typ != meta.LockWrite && typ != meta.LockUnlock {
+		return meta.ErrInvalid
+	}
+	return e.txn(ctx, func(c *conn) error {
+		if typ == meta.LockUnlock {
+			_, err := c.exec("DELETE FROM cairn_flock WHERE ino = ? AND sid = ? AND owner = ?",
+				int64(ino), int64(owner.Session), int64(owner.Owner))
+			return err
+		}
+		// The inode's row guards its lock table: two first lockers must
+		// not both see it empty.
+		if _, err := c.getNode(ino, true); err != nil {
+			return err
+		}
+		rows, err := c.query("SELECT sid, owner, ltype FROM cairn_flock WHERE ino = ?", int64(ino))
+		if err != nil {
+			return err
+		}
+		conflict := false
+		for rows.Next() {
+			var sid, own, held int64
+			if err := rows.Scan(&sid, &own, &held); err != nil {
+				rows.Close()
+				return err
+			}
+			other := uint64(sid) != owner.Session || uint64(own) != owner.Owner
+			if other && (typ == meta.LockWrite || uint32(held) == meta.LockWrite) {
+				conflict = true
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if conflict {
+			return meta.ErrAgain
+		}
+		_, err = c.exec(c.e.d.upsert("cairn_flock", []string{"ino", "sid", "owner", "ltype"}, 3),
+			int64(ino), int64(owner.Session), int64(owner.Owner), int64(typ))
+		return err
+	})
+}
+
+// ownerLocks is one owner's byte-range locks on an inode.
+type ownerLocks struct {
+	owner  meta.LockOwner
+	ranges []meta.Lock
+}
+
+const lockRecord = 24
+
+func encodeLocks(ls []meta.Lock) []byte {
+	b := make([]byte, 0, len(ls)*lockRecord)
+	for _, l := range ls {
+		b = binary.BigEndian.AppendUint32(b, l.Type)
+		b = binary.BigEndian.AppendUint64(b, l.Start)
+		b = binary.BigEndian.AppendUint64(b, l.End)
+		b = binary.BigEndian.AppendUint32(b, l.Pid)
+	}
+	return b
+}
+
+func decodeLocks(b []byte) ([]meta.Lock, error) {
+	if len(b)%lockRecord != 0 {
+		return nil, fmt.Errorf("lock list of %d bytes is damaged: %w", len(b), meta.ErrIO)
+	}
+	var out []meta.Lock
+	for ; len(b) > 0; b = b[lockRecord:] {
+		out = append(out, meta.Lock{
+			Type:  binary.BigEndian.Uint32(b),
+			Start: binary.BigEndian.Uint64(b[4:]),
+			End:   binary.BigEndian.Uint64(b[12:]),
+			Pid:   binary.BigEndian.Uint32(b[20:]),
+		})
+	}
+	return out, nil
+}
+
+// plocks reads every owner's byte-range locks on ino.
+func (c *conn) plocks(ino meta.Ino) ([]ownerLocks, error) {
+	rows, err := c.query("SELECT sid, owner, ranges FROM cairn_plock WHERE ino = ? ORDER BY sid, owner", int64(ino))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ownerLocks
+	for rows.Next() {
+		var sid, own int64
+		var b []byte
+		if err := rows.Scan(&sid, &own, &b); err != nil {
+			return nil, err
+		}
+		ranges, err := decodeLocks(b)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ownerLocks{meta.LockOwner{Session: uint64(sid), Owner: uint64(own)}, ranges})
+	}
+	return out, rows.Err()
+}
+
+// conflicting finds another owner's lock that l conflicts with.
+func conflicting(all []ownerLocks, owner meta.LockOwner, l meta.Lock) (meta.Lock, bool) {
+	for _, o := range all {
+		if o.owner == owner {
+			continue
+		}
+		for _, r := range o.ranges {
+			if r.End >= l.Start && r.Start <= l.End && (l.Type == meta.LockWrite || r.Type == meta.LockWrite) {
+				return r, true
+			}
+		}
+	}
+	return meta.Lock{}, false
+}
+
+func checkLock(l meta.Lock) error {
+	if l.Type != meta.LockRead && l.Type != meta.LockWrite && l.Type != meta.LockUnlock {
+		return meta.ErrInvalid
+	}
+	if l.Start > l.End {
+		return meta.ErrInvalid
+	}
+	return nil
+}
+
+// GetLk returns another owner's lock that l conflicts with, or l unlocked.
+func (e *Engine) GetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, l meta.Lock) (meta.Lock, error) {
+	if err := checkLock(l); err != nil || l.Type == meta.LockUnlock {
+		return meta.Lock{}, meta.ErrInvalid
+	}
+	var out meta.Lock
+	err := e.read(ctx, func(c *conn) error {
+		all, err := c.plocks(ino)
+		if err != nil {
+			return err
+		}
+		if r, ok := conflicting(all, owner, l); ok {
+			out = r
+			return nil
+		}
+		out = l
+		out.Type = meta.LockUnlock
+		return nil
+	})
+	return out, err
+}
+
+// SetLk sets or clears a byte-range lock without waiting.
+func (e *Engine) SetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, l meta.Lock) error {
+	if err := checkLock(l); err != nil {
+		return err
+	}
+	return e.txn(ctx, func(c *conn) error {
+		if _, err := c.getNode(ino, true); err != nil {
+			return err
+		}
+		all, err := c.plocks(ino)
+		if err != nil {
+			return err
+		}
+		if l.Type != meta.LockUnlock {
+			if _, ok := conflicting(all, owner, l); ok {
+				return meta.ErrAgain
+			}
+		}
+		var mine []meta.Lock
+		for _, o := range all {
+			if o.owner == owner {
+				mine = o.ranges
+			}
+		}
+		mine = applyLock(mine, l)
+		if len(mine) == 0 {
+			_, err := c.exec("DELETE FROM cairn_plock WHERE ino = ? AND sid = ? AND owner = ?",
+				int64(ino), int64(owner.Session), int64(owner.Owner))
+			return err
+		}
+		_, err = c.exec(c.e.d.upsert("cairn_plock", []string{"ino", "sid", "owner", "ranges"}, 3),
+			int64(ino), int64(owner.Session), int64(owner.Owner), encodeLocks(mine))
+		return err
+	})
+}
+
+// applyLock sets l over one owner's ranges as fcntl does: the part of
+// older ranges l covers is replaced, and touching ranges of one type merge.
+func applyLock(ranges []meta.Lock, l meta.Lock) []meta.Lock {
+	var out []meta.Lock
+	for _, r := range ranges {
+		if r.End < l.Start || r.Start > l.End {
+			out = append(out, r)
+			continue
+		}
+		if r.Start < l.Start {
+			left := r
+			left.End = l.Start - 1
+			out = append(out, left)
+		}
+		if r.End > l.End {
+			right := r
+			right.Start = l.End + 1
+			out = append(out, right)
+		}
+	}
+	if l.Type != meta.LockUnlock {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	merged := out[:0]
+	for _, r := range out {
+		if n := len(merged); n > 0 {
+			last := &merged[n-1]
+			if last.Type == r.Type && last.End != ^uint64(0) && last.End+1 == r.Start {
+				last.End = r.End
+				last.Pid = r.Pid
+				continue
+			}
+		}
+		merged = append(merged, r)
+	}
+	return merged
+}

@@ -1,0 +1,131 @@
+package sql
+
+import (
+	"context"
+	dbsql "database/sql"
+	"errors"
+	"math"
+
+	"cairn/meta"
+)
+
+// Lookup finds name in parent with one query joining entry and inode.
+func (e *Engine) Lookup(ctx context.Context, parent meta.Ino, name string) (meta.Ino, meta.Attr, error) {
+	if err := meta.CheckName(name); err != nil {
+		return 0, meta.Attr{}, err
+	}
+	var ino int64
+	var a meta.Attr
+	err := e.read(ctx, func(c *conn) error {
+		err := scanAttr(c.queryRow("SELECT e.ino, n."+joinCols+" FROM cairn_edge e JOIN cairn_node n ON n.ino = e.ino "+
+			"WHERE e.parent = ? AND e.name = ?", int64(parent), nameArg(name)), &a, &ino)
+		if errors.Is(err, dbsql.ErrNoRows) {
+			return c.missingIn(parent)
+		}
+		return err
+	})
+	return meta.Ino(ino), a, err
+}
+
+// joinCols are nodeCols qualified by the alias n.
+const joinCols = "ftype, n.mode, n.uid, n.gid, n.rdev, n.nlink, n.length, n.atime, n.mtime, n.ctime, n.parent"
+
+// missingIn explains why an entry of dir was not found: dir itself is
+// missing or not a directory, or the entry is not there.
+func (c *conn) missingIn(dir meta.Ino) error {
+	a, err := c.getNode(dir, false)
+	if err != nil {
+		return err
+	}
+	if !a.IsDir() {
+		return meta.ErrNotDir
+	}
+	return meta.ErrNotFound
+}
+
+// GetAttr reads an inode's attributes.
+func (e *Engine) GetAttr(ctx context.Context, ino meta.Ino) (meta.Attr, error) {
+	var a meta.Attr
+	err := e.read(ctx, func(c *conn) (err error) {
+		a, err = c.getNode(ino, false)
+		return err
+	})
+	return a, err
+}
+
+// Readlink returns a symlink's target.
+func (e *Engine) Readlink(ctx context.Context, ino meta.Ino) (string, error) {
+	var target []byte
+	err := e.read(ctx, func(c *conn) error {
+		err := c.queryRow("SELECT target FROM cairn_symlink WHERE ino = ?", int64(ino)).Scan(&target)
+		if errors.Is(err, dbsql.ErrNoRows) {
+			if _, err := c.getNode(ino, false); err != nil {
+				return err
+			}
+			return meta.ErrInvalid
+		}
+		return err
+	})
+	return string(target), err
+}
+
+// Readdir lists one page of a directory in byte order: one query, joined
+// with the inodes when plus is set.
+func (e *Engine) Readdir(ctx context.Context, ino meta.Ino, after string, limit int, plus bool) ([]meta.Entry, error) {
+	if limit <= 0 {
+		limit = math.MaxInt32
+	}
+	var out []meta.Entry
+	err := e.read(ctx, func(c *conn) error {
+		out = out[:0]
+		var q string
+		if plus {
+			q = "SELECT e.name, e.ino, e." + joinCols + " FROM cairn_edge e JOIN cairn_node n ON n.ino = e.ino " +
+				"WHERE e.parent = ? AND e.name > ? ORDER BY e.name LIMIT ?"
+		} else {
+			q = "SELECT name, ino, ftype FROM cairn_edge WHERE parent = ? AND name > ? ORDER BY name LIMIT ?"
+		}
+		rows, err := c.query(q, int64(ino), nameArg(after), limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var name []byte
+			var child int64
+			en := meta.Entry{}
+			if plus {
+				en.Attr = new(meta.Attr)
+				err = scanAttr(rows, en.Attr, &name, &child)
+				en.Type = en.Attr.Type
+			} else {
+				var typ int64
+				err = rows.Scan(&name, &child, &typ)
+				en.Type = meta.FileType(typ)
+			}
+			if err != nil {
+				return err
+			}
+			en.Name, en.Ino = string(name), meta.Ino(child)
+			out = append(out, en)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(out) == 0 {
+			// The end, or no such directory: tell them apart.
+			a, err := c.getNode(ino, false)
+			if err != nil {
+				return err
+			}
+			if !a.IsDir() {
+				return meta.ErrNotDir
+			}
+		}
+		return nil
+	})
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, err
+}

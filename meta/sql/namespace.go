@@ -1,0 +1,306 @@
+package sql
+
+import (
+	"context"
+
+	"cairn/meta"
+)
+
+// maxLinks bounds a file's hard links, as ext4's 65000 does.
+const maxLinks = 65000
+
+// lockDir locks directory ino for a change of its entries and checks that
+// cred may search it (the path walk's check, made before anything else).
+func (c *conn) lockDir(ino meta.Ino, cred meta.Cred) (meta.Attr, error) {
+	a, err := c.getNode(ino, true)
+	if err != nil {
+		return a, err
+	}
+	if !a.IsDir() {
+		return a, meta.ErrNotDir
+	}
+	return a, meta.Access(&a, cred, meta.MayExec)
+}
+
+// Mknod creates an inode of any type and its entry.
+func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, ino meta.Ino, typ meta.FileType, mode uint16, rdev uint32, target string) (meta.Attr, error) {
+	if err := meta.CheckName(name); err != nil {
+		return meta.Attr{}, err
+	}
+	if typ < meta.TypeFile || typ > meta.TypeSocket || ino == 0 {
+		return meta.Attr{}, meta.ErrInvalid
+	}
+	if typ == meta.TypeSymlink {
+		if target == "" {
+			return meta.Attr{}, meta.ErrNotFound
+		}
+		if len(target) > meta.MaxSymlink {
+			return meta.Attr{}, meta.ErrNameTooLong
+		}
+	}
+	var a meta.Attr
+	err := e.txn(ctx, func(c *conn) error {
+		now := nowNs()
+		p, err := c.lockDir(parent, cred)
+		if err != nil {
+			return err
+		}
+		if _, _, found, err := c.getEdge(parent, name); err != nil {
+			return err
+		} else if found {
+			return meta.ErrExists
+		}
+		if err := meta.Access(&p, cred, meta.MayWrite|meta.MayExec); err != nil {
+			return err
+		}
+		if err := c.checkLimits(0, 1); err != nil {
+			return err
+		}
+		a = meta.InitAttr(&p, cred, typ, mode, rdev, now)
+		switch typ {
+		case meta.TypeDirectory:
+			a.Parent = parent
+			p.Nlink++
+		case meta.TypeSymlink:
+			a.Length = uint64(len(target))
+			if _, err := c.exec("INSERT INTO cairn_symlink (ino, target) VALUES (?, ?)", int64(ino), []byte(target)); err != nil {
+				return err
+			}
+		}
+		if err := c.insertNode(ino, &a); err != nil {
+			return err
+		}
+		if err := c.insertEdge(parent, name, ino, typ); err != nil {
+			return err
+		}
+		if err := c.touchDir(parent, &p, now); err != nil {
+			return err
+		}
+		return c.addUsage(spaceOf(&a), 1)
+	})
+	return a, err
+}
+
+// Link adds parent/name for an existing non-directory.
+func (e *Engine) Link(ctx context.Context, cred meta.Cred, ino meta.Ino, parent meta.Ino, name string) (meta.Attr, error) {
+	if err := meta.CheckName(name); err != nil {
+		return meta.Attr{}, err
+	}
+	var a meta.Attr
+	err := e.txn(ctx, func(c *conn) error {
+		now := nowNs()
+		nodes, err := c.lockNodes(ino, parent)
+		if err != nil {
+			return err
+		}
+		p, f := nodes[parent], nodes[ino]
+		if p == nil {
+			return meta.ErrNotFound
+		}
+		if !p.IsDir() {
+			return meta.ErrNotDir
+		}
+		if err := meta.Access(p, cred, meta.MayExec); err != nil {
+			return err
+		}
+		if f == nil {
+			return meta.ErrNotFound
+		}
+		if _, _, found, err := c.getEdge(parent, name); err != nil {
+			return err
+		} else if found {
+			return meta.ErrExists
+		}
+		if err := meta.Access(p, cred, meta.MayWrite|meta.MayExec); err != nil {
+			return err
+		}
+		if f.IsDir() {
+			return meta.ErrNotPermitted
+		}
+		if f.Nlink == 0 {
+			return meta.ErrNotFound
+		}
+		if f.Nlink >= maxLinks {
+			return meta.ErrTooManyLinks
+		}
+		f.Nlink++
+		f.Ctime = now
+		if _, err := c.exec("UPDATE cairn_node SET nlink = ?, ctime = ? WHERE ino = ?", int64(f.Nlink), now, int64(ino)); err != nil {
+			return err
+		}
+		if err := c.insertEdge(parent, name, ino, f.Type); err != nil {
+			return err
+		}
+		a = *f
+		return c.touchDir(parent, p, now)
+	})
+	return a, err
+}
+
+// Unlink removes a non-directory's entry; an inode left without links
+// becomes an orphan of session sid.
+func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, sid uint64) (meta.Ino, meta.Attr, error) {
+	if err := meta.CheckName(name); err != nil {
+		return 0, meta.Attr{}, err
+	}
+	var ino meta.Ino
+	var a meta.Attr
+	err := e.txn(ctx, func(c *conn) error {
+		now := nowNs()
+		p, err := c.lockDir(parent, cred)
+		if err != nil {
+			return err
+		}
+		child, _, found, err := c.getEdge(parent, name)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return meta.ErrNotFound
+		}
+		a, err = c.getNode(child, true)
+		if err != nil {
+			return err
+		}
+		if err := meta.MayDelete(&p, &a, cred); err != nil {
+			return err
+		}
+		if a.IsDir() {
+			return meta.ErrIsDir
+		}
+		ino = child
+		if err := c.deleteEdge(parent, name); err != nil {
+			return err
+		}
+		if err := c.dropLink(ino, &a, now, sid); err != nil {
+			return err
+		}
+		return c.touchDir(parent, &p, now)
+	})
+	return ino, a, err
+}
+
+// dropLink takes one link from a non-directory whose entry is gone; the
+// last one makes it an orphan of sid.
+func (c *conn) dropLink(ino meta.Ino, a *meta.Attr, now int64, sid uint64) error {
+	a.Nlink--
+	a.Ctime = now
+	if _, err := c.exec("UPDATE cairn_node SET nlink = ?, ctime = ? WHERE ino = ?", int64(a.Nlink), now, int64(ino)); err != nil {
+		return err
+	}
+	if a.Nlink > 0 {
+		return nil
+	}
+	_, err := c.exec("INSERT INTO cairn_orphan (ino, sid) VALUES (?, ?)", int64(ino), int64(sid))
+	return err
+}
+
+// Rmdir removes an empty directory.
+func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) error {
+	if err := meta.CheckName(name); err != nil {
+		return err
+	}
+	return e.txn(ctx, func(c *conn) error {
+		now := nowNs()
+		p, err := c.lockDir(parent, cred)
+		if err != nil {
+			return err
+		}
+		child, _, found, err := c.getEdge(parent, name)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return meta.ErrNotFound
+		}
+		a, err := c.getNode(child, true)
+		if err != nil {
+			return err
+		}
+		if err := meta.MayDelete(&p, &a, cred); err != nil {
+			return err
+		}
+		if !a.IsDir() {
+			return meta.ErrNotDir
+		}
+		if err := c.checkEmpty(child); err != nil {
+			return err
+		}
+		if err := c.deleteEdge(parent, name); err != nil {
+			return err
+		}
+		p.Nlink--
+		if err := c.touchDir(parent, &p, now); err != nil {
+			return err
+		}
+		return c.removeInode(child, &a)
+	})
+}
+
+// checkEmpty fails with ErrNotEmpty when directory ino has entries.
+func (c *conn) checkEmpty(ino meta.Ino) error {
+	rows, err := c.query("SELECT name FROM cairn_edge WHERE parent = ? LIMIT 1", int64(ino))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if rows.Next() {
+		return meta.ErrNotEmpty
+	}
+	return rows.Err()
+}
+
+// removeInode deletes an inode that has no entry left and nobody holds:
+// its attributes, xattrs, target, locks and chunks (whose slices may
+// become dead), and takes it out of Usage.
+func (c *conn) removeInode(ino meta.Ino, a *meta.Attr) error {
+	stmts := []string{
+		"DELETE FROM cairn_node WHERE ino = ?",
+		"DELETE FROM cairn_xattr WHERE ino = ?",
+		"DELETE FROM cairn_flock WHERE ino = ?",
+		"DELETE FROM cairn_plock WHERE ino = ?",
+	}
+	switch a.Type {
+	case meta.TypeSymlink:
+		stmts = append(stmts, "DELETE FROM cairn_symlink WHERE ino = ?")
+	case meta.TypeFile:
+		if err := c.dropChunks(ino, 0); err != nil {
+			return err
+		}
+	}
+	for _, q := range stmts {
+		if _, err := c.exec(q, int64(ino)); err != nil {
+			return err
+		}
+	}
+	return c.addUsage(-spaceOf(a), -1)
+}
+
+// ReleaseOrphan deletes an orphan of session sid.
+func (e *Engine) ReleaseOrphan(ctx context.Context, sid uint64, ino meta.Ino) error {
+	return e.txn(ctx, func(c *conn) error { return c.releaseOrphan(sid, ino) })
+}
+
+func (c *conn) releaseOrphan(sid uint64, ino meta.Ino) error {
+	var owner int64
+	if err := c.queryRow("SELECT sid FROM cairn_orphan WHERE ino = ?", int64(ino)).Scan(&owner); err != nil {
+		if isNoRows(err) {
+			return nil
+		}
+		return err
+	}
+	if uint64(owner) != sid {
+		return nil
+	}
+	if _, err := c.exec("DELETE FROM cairn_orphan WHERE ino = ?", int64(ino)); err != nil {
+		return err
+	}
+	a, err := c.getNode(ino, true)
+	if err == meta.ErrNotFound || (err == nil && a.Nlink > 0) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return c.removeInode(ino, &a)
+}

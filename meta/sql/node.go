@@ -1,0 +1,175 @@
+package sql
+
+import (
+	dbsql "database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"cairn/meta"
+)
+
+// nodeCols are cairn_node's attribute columns, in scanAttr's order.
+const nodeCols = "ftype, mode, uid, gid, rdev, nlink, length, atime, mtime, ctime, parent"
+
+func nowNs() int64 { return time.Now().UnixNano() }
+
+type scanner interface{ Scan(dest ...any) error }
+
+// scanAttr reads nodeCols, after the leading columns in extra.
+func scanAttr(sc scanner, a *meta.Attr, extra ...any) error {
+	var typ, mode, uid, gid, rdev, nlink, length, parent int64
+	dest := append(extra, &typ, &mode, &uid, &gid, &rdev, &nlink, &length, &a.Atime, &a.Mtime, &a.Ctime, &parent)
+	if err := sc.Scan(dest...); err != nil {
+		return err
+	}
+	a.Type = meta.FileType(typ)
+	a.Mode = uint16(mode)
+	a.Uid, a.Gid, a.Rdev, a.Nlink = uint32(uid), uint32(gid), uint32(rdev), uint32(nlink)
+	a.Length = uint64(length)
+	a.Parent = meta.Ino(parent)
+	return nil
+}
+
+func attrArgs(a *meta.Attr) []any {
+	return []any{int64(a.Type), int64(a.Mode), int64(a.Uid), int64(a.Gid), int64(a.Rdev), int64(a.Nlink),
+		int64(a.Length), a.Atime, a.Mtime, a.Ctime, int64(a.Parent)}
+}
+
+// getNode reads an inode's attributes; lock holds its row until commit.
+func (c *conn) getNode(ino meta.Ino, lock bool) (meta.Attr, error) {
+	var a meta.Attr
+	q := "SELECT " + nodeCols + " FROM cairn_node WHERE ino = ?"
+	if lock {
+		q += c.e.d.forUpdate
+	}
+	err := scanAttr(c.queryRow(q, int64(ino)), &a)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		return a, meta.ErrNotFound
+	}
+	return a, err
+}
+
+// lockNodes reads and locks several inodes in one statement, in inode
+// order so that concurrent transactions queue instead of deadlocking.
+// Inodes that do not exist are missing from the map.
+func (c *conn) lockNodes(inos ...meta.Ino) (map[meta.Ino]*meta.Attr, error) {
+	args := make([]any, len(inos))
+	for i, ino := range inos {
+		args[i] = int64(ino)
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(inos)), ", ")
+	rows, err := c.query("SELECT ino, "+nodeCols+" FROM cairn_node WHERE ino IN ("+marks+") ORDER BY ino"+c.e.d.forUpdate, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[meta.Ino]*meta.Attr, len(inos))
+	for rows.Next() {
+		var ino int64
+		a := new(meta.Attr)
+		if err := scanAttr(rows, a, &ino); err != nil {
+			return nil, err
+		}
+		out[meta.Ino(ino)] = a
+	}
+	return out, rows.Err()
+}
+
+func (c *conn) insertNode(ino meta.Ino, a *meta.Attr) error {
+	_, err := c.exec("INSERT INTO cairn_node (ino, "+nodeCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		append([]any{int64(ino)}, attrArgs(a)...)...)
+	return err
+}
+
+func (c *conn) putNode(ino meta.Ino, a *meta.Attr) error {
+	_, err := c.exec("UPDATE cairn_node SET ftype = ?, mode = ?, uid = ?, gid = ?, rdev = ?, nlink = ?, "+
+		"length = ?, atime = ?, mtime = ?, ctime = ?, parent = ? WHERE ino = ?",
+		append(attrArgs(a), int64(ino))...)
+	return err
+}
+
+// touchDir sets a directory's mtime and ctime and its nlink.
+func (c *conn) touchDir(ino meta.Ino, a *meta.Attr, now int64) error {
+	a.Mtime, a.Ctime = now, now
+	_, err := c.exec("UPDATE cairn_node SET nlink = ?, mtime = ?, ctime = ? WHERE ino = ?",
+		int64(a.Nlink), now, now, int64(ino))
+	return err
+}
+
+// addUsage changes the volume's usage counters; it is the last statement
+// of a transaction, so that the one hot row is held as briefly as possible
+// and always after the inode rows (no lock-order cycle).
+func (c *conn) addUsage(space, inodes int64) error {
+	if space == 0 && inodes == 0 {
+		return nil
+	}
+	_, err := c.exec("UPDATE cairn_usage SET space = space + ?, inodes = inodes + ? WHERE id = 1", space, inodes)
+	return err
+}
+
+// spaceOf is what an inode adds to Usage.Space.
+func spaceOf(a *meta.Attr) int64 {
+	if a.Type != meta.TypeFile {
+		return 0
+	}
+	return int64((a.Length + 4095) &^ 4095)
+}
+
+// nameArg is a name as a bytewise-compared parameter (never NULL).
+func nameArg(s string) []byte {
+	if s == "" {
+		return []byte{}
+	}
+	return []byte(s)
+}
+
+// blobArg is a value that is never NULL, even when empty.
+func blobArg(b []byte) []byte {
+	if b == nil {
+		return []byte{}
+	}
+	return b
+}
+
+// getEdge finds name in parent.
+func (c *conn) getEdge(parent meta.Ino, name string) (ino meta.Ino, typ meta.FileType, found bool, err error) {
+	var i, t int64
+	err = c.queryRow("SELECT ino, ftype FROM cairn_edge WHERE parent = ? AND name = ?", int64(parent), nameArg(name)).Scan(&i, &t)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		return 0, 0, false, nil
+	}
+	return meta.Ino(i), meta.FileType(t), err == nil, err
+}
+
+func (c *conn) insertEdge(parent meta.Ino, name string, ino meta.Ino, typ meta.FileType) error {
+	_, err := c.exec("INSERT INTO cairn_edge (parent, name, ino, ftype) VALUES (?, ?, ?, ?)",
+		int64(parent), nameArg(name), int64(ino), int64(typ))
+	return err
+}
+
+func (c *conn) deleteEdge(parent meta.Ino, name string) error {
+	_, err := c.exec("DELETE FROM cairn_edge WHERE parent = ? AND name = ?", int64(parent), nameArg(name))
+	return err
+}
+
+// checkLimits refuses growth past the volume's capacity or inode limit.
+func (c *conn) checkLimits(space, inodes int64) error {
+	f := c.e.limits.Load()
+	if f == nil || (f.Capacity == 0 && f.Inodes == 0) || (space <= 0 && inodes <= 0) {
+		return nil
+	}
+	var used, count int64
+	if err := c.queryRow("SELECT space, inodes FROM cairn_usage WHERE id = 1").Scan(&used, &count); err != nil {
+		return err
+	}
+	if f.Capacity > 0 && space > 0 && uint64(used+space) > f.Capacity {
+		return meta.ErrNoSpace
+	}
+	if f.Inodes > 0 && inodes > 0 && uint64(count+inodes) > f.Inodes {
+		return meta.ErrNoSpace
+	}
+	return nil
+}
+
+func isNoRows(err error) bool { return errors.Is(err, dbsql.ErrNoRows) }

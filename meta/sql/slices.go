@@ -1,0 +1,137 @@
+package sql
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+
+	"cairn/meta"
+)
+
+// sliceRecord is the size of one encoded meta.Slice in a chunk's list:
+// pos, id, size, off, len, big-endian.
+const sliceRecord = 24
+
+func appendSlice(b []byte, s meta.Slice) []byte {
+	b = binary.BigEndian.AppendUint32(b, s.Pos)
+	b = binary.BigEndian.AppendUint64(b, s.ID)
+	b = binary.BigEndian.AppendUint32(b, s.Size)
+	b = binary.BigEndian.AppendUint32(b, s.Off)
+	return binary.BigEndian.AppendUint32(b, s.Len)
+}
+
+func decodeSlices(b []byte) ([]meta.Slice, error) {
+	if len(b)%sliceRecord != 0 {
+		return nil, fmt.Errorf("slice list of %d bytes is not a whole number of records: %w", len(b), meta.ErrIO)
+	}
+	out := make([]meta.Slice, 0, len(b)/sliceRecord)
+	for ; len(b) > 0; b = b[sliceRecord:] {
+		out = append(out, meta.Slice{
+			Pos:  binary.BigEndian.Uint32(b),
+			ID:   binary.BigEndian.Uint64(b[4:]),
+			Size: binary.BigEndian.Uint32(b[12:]),
+			Off:  binary.BigEndian.Uint32(b[16:]),
+			Len:  binary.BigEndian.Uint32(b[20:]),
+		})
+	}
+	return out, nil
+}
+
+// addRef records one more reference to slice s's data.
+func (c *conn) addRef(s meta.Slice) error {
+	if s.ID == 0 {
+		return nil
+	}
+	q := "INSERT INTO cairn_sliceref (id, size, refs) VALUES (?, ?, 1)"
+	if c.e.d.mysqlUpsert {
+		q += " ON DUPLICATE KEY UPDATE refs = refs + 1"
+	} else {
+		q += " ON CONFLICT (id) DO UPDATE SET refs = cairn_sliceref.refs + 1"
+	}
+	_, err := c.exec(q, int64(s.ID), int64(s.Size))
+	return err
+}
+
+// dropRefs takes away references to the slices in list (holes aside);
+// those left with none go to the dead-slice queue.
+func (c *conn) dropRefs(list []meta.Slice) error {
+	count := map[uint64]int64{}
+	size := map[uint64]uint32{}
+	for _, s := range list {
+		if s.ID != 0 {
+			count[s.ID]++
+			size[s.ID] = s.Size
+		}
+	}
+	if len(count) == 0 {
+		return nil
+	}
+	ids := make([]uint64, 0, len(count))
+	for id := range count {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		if err := c.dropRefBatch(ids[:n], count, size); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+func (c *conn) dropRefBatch(ids []uint64, count map[uint64]int64, size map[uint64]uint32) error {
+	refs := map[uint64]int64{}
+	rows, err := c.query("SELECT id, refs FROM cairn_sliceref WHERE id IN ("+marks(len(ids))+")"+c.e.d.forUpdate, idArgs(ids)...)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id, n int64
+		if err := rows.Scan(&id, &n); err != nil {
+			rows.Close()
+			return err
+		}
+		refs[uint64(id)] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	var dead []uint64
+	for _, id := range ids {
+		left := refs[id] - count[id]
+		if left > 0 {
+			if _, err := c.exec("UPDATE cairn_sliceref SET refs = ? WHERE id = ?", left, int64(id)); err != nil {
+				return err
+			}
+			continue
+		}
+		dead = append(dead, id)
+	}
+	if len(dead) == 0 {
+		return nil
+	}
+	if _, err := c.exec("DELETE FROM cairn_sliceref WHERE id IN ("+marks(len(dead))+")", idArgs(dead)...); err != nil {
+		return err
+	}
+	values := strings.TrimSuffix(strings.Repeat("(?, ?), ", len(dead)), ", ")
+	args := make([]any, 0, 2*len(dead))
+	for _, id := range dead {
+		args = append(args, int64(id), int64(size[id]))
+	}
+	_, err = c.exec("INSERT INTO cairn_dead (id, size) VALUES "+values, args...)
+	return err
+}
+
+func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+func idArgs(ids []uint64) []any {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = int64(id)
+	}
+	return args
+}

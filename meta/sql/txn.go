@@ -1,0 +1,150 @@
+package sql
+
+import (
+	"context"
+	dbsql "database/sql"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"cairn/meta"
+)
+
+// Retry budgets: conflicts are re-run quickly a bounded number of times; a
+// lost server is waited for a while, in case it is restarting.
+const (
+	maxConflictRetries = 50
+	reconnectWait      = 30 * time.Second
+)
+
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (dbsql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*dbsql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *dbsql.Row
+}
+
+// conn sends one operation's statements, inside its transaction or, for a
+// read that is a single statement, straight to the pool. It counts every
+// statement as a round trip.
+type conn struct {
+	ctx context.Context
+	e   *Engine
+	q   querier
+}
+
+func (e *Engine) bind(q string) string {
+	if !e.d.dollar {
+		return q
+	}
+	if v, ok := e.rebound.Load(q); ok {
+		return v.(string)
+	}
+	r := e.d.rebind(q)
+	e.rebound.Store(q, r)
+	return r
+}
+
+// exec runs a statement and returns the number of rows it changed.
+func (c *conn) exec(q string, args ...any) (int64, error) {
+	c.e.roundTrips.Add(1)
+	res, err := c.q.ExecContext(c.ctx, c.e.bind(q), args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (c *conn) query(q string, args ...any) (*dbsql.Rows, error) {
+	c.e.roundTrips.Add(1)
+	return c.q.QueryContext(c.ctx, c.e.bind(q), args...)
+}
+
+func (c *conn) queryRow(q string, args ...any) *dbsql.Row {
+	c.e.roundTrips.Add(1)
+	return c.q.QueryRowContext(c.ctx, c.e.bind(q), args...)
+}
+
+// read runs fn outside a transaction: for operations that are one
+// statement, which the database runs atomically on its own.
+func (e *Engine) read(ctx context.Context, fn func(c *conn) error) error {
+	return e.retry(ctx, func() (bool, error) {
+		return false, fn(&conn{ctx: ctx, e: e, q: e.db})
+	})
+}
+
+// write runs fn, a single statement that changes data, outside a
+// transaction (the statement is atomic on its own).
+func (e *Engine) write(ctx context.Context, fn func(c *conn) error) error {
+	return e.retry(ctx, func() (bool, error) {
+		if e.writeMu != nil {
+			e.writeMu.Lock()
+			defer e.writeMu.Unlock()
+		}
+		return true, fn(&conn{ctx: ctx, e: e, q: e.db})
+	})
+}
+
+// txn runs fn in one transaction, re-running it whole when the database
+// reports a conflict. Errors fn returns itself (meta's errno sentinels)
+// roll back and are returned as they are.
+func (e *Engine) txn(ctx context.Context, fn func(c *conn) error) error {
+	return e.retry(ctx, func() (bool, error) { return e.txnOnce(ctx, fn) })
+}
+
+// txnOnce runs one attempt; committing reports whether the failure came
+// from COMMIT, after which the outcome is unknown if the connection died.
+func (e *Engine) txnOnce(ctx context.Context, fn func(c *conn) error) (committing bool, err error) {
+	if e.writeMu != nil {
+		e.writeMu.Lock()
+		defer e.writeMu.Unlock()
+	}
+	e.roundTrips.Add(1)
+	tx, err := e.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	if err := fn(&conn{ctx: ctx, e: e, q: tx}); err != nil {
+		e.roundTrips.Add(1)
+		_ = tx.Rollback()
+		return false, err
+	}
+	e.roundTrips.Add(1)
+	return true, tx.Commit()
+}
+
+// retry runs attempt until it succeeds, fails for good, or the budget is
+// spent.
+func (e *Engine) retry(ctx context.Context, attempt func() (committing bool, err error)) error {
+	var lostSince time.Time
+	for n := 0; ; n++ {
+		committing, err := attempt()
+		if err == nil {
+			e.connected.Store(true)
+			return nil
+		}
+		var wait time.Duration
+		switch {
+		case e.d.retryable(err):
+			if n >= maxConflictRetries {
+				return fmt.Errorf("%w: gave up after %d attempts: %v", meta.ErrConflict, n+1, err)
+			}
+			wait = time.Duration(rand.IntN(1<<min(n, 8))+1) * 100 * time.Microsecond
+		case e.d.connectionLost(err) && e.connected.Load() && !committing:
+			if lostSince.IsZero() {
+				lostSince = time.Now()
+			}
+			if time.Since(lostSince) > reconnectWait {
+				return fmt.Errorf("%w: database unreachable for %v: %v", meta.ErrIO, reconnectWait, err)
+			}
+			wait = 200 * time.Millisecond
+		default:
+			return err
+		}
+		e.retries.Add(1)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
