@@ -1,11 +1,301 @@
 package main
 
-import "errors"
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"cairn/chunk"
+	"cairn/fuse"
+	"cairn/meta"
+	"cairn/meta/engines"
+	"cairn/object"
+	"cairn/vfs"
+)
+
+// readyEnv tells a re-executed mount process that it runs in the
+// background and reports readiness on file descriptor 3.
+const readyEnv = "CAIRN_MOUNT_READY_FD"
 
 func mountCommand() command {
 	return command{
-		usage:   "mount",
-		summary: "not built yet",
-		run:     func(args []string) error { return errors.New("not built yet") },
+		usage:   "mount META-URL MOUNTPOINT [flags]",
+		summary: "mount a volume (foreground; -d to run in the background)",
+		run:     runMount,
 	}
+}
+
+type mountFlags struct {
+	background    bool
+	cacheDir      string
+	cacheSize     byteSize
+	bufferSize    byteSize
+	attrCache     time.Duration
+	entryCache    time.Duration
+	dirEntryCache time.Duration
+	readOnly      bool
+	options       stringList
+	logFile       string
+	debug         bool
+}
+
+func runMount(args []string) error {
+	fs := flag.NewFlagSet("mount", flag.ContinueOnError)
+	var f mountFlags
+	f.cacheSize = 1 << 30
+	f.bufferSize = 300 << 20
+	fs.BoolVar(&f.background, "d", false, "run in the background; return once the volume is mounted")
+	fs.BoolVar(&f.background, "background", false, "same as -d")
+	fs.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "directory of the local block cache (\"\" for none)")
+	fs.Var(&f.cacheSize, "cache-size", "size of the local block cache, e.g. 10G")
+	fs.Var(&f.bufferSize, "buffer-size", "memory for writes not yet uploaded, e.g. 300M")
+	fs.DurationVar(&f.attrCache, "attr-cache", time.Second, "how long attributes are cached")
+	fs.DurationVar(&f.entryCache, "entry-cache", time.Second, "how long file names are cached")
+	fs.DurationVar(&f.dirEntryCache, "dir-entry-cache", time.Second, "how long directory names are cached")
+	fs.BoolVar(&f.readOnly, "read-only", false, "mount read-only")
+	fs.Var(&f.options, "o", "FUSE mount options, comma-separated (allow_other, writeback_cache, default_permissions, ...)")
+	fs.StringVar(&f.logFile, "log", "", "log file in the background (default CACHE-DIR/mount.log, or stderr in the foreground)")
+	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
+	pos, err := parseArgs(fs, args, 2)
+	if err != nil {
+		return err
+	}
+	metaURL, mountpoint := pos[0], pos[1]
+	if mountpoint, err = checkMountpoint(mountpoint); err != nil {
+		return err
+	}
+	if f.background && os.Getenv(readyEnv) == "" {
+		return daemonize(args, f)
+	}
+	return serveMount(metaURL, mountpoint, f)
+}
+
+func defaultCacheDir() string {
+	if os.Geteuid() == 0 {
+		return "/var/cache/cairn"
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "cairn")
+	}
+	return filepath.Join(os.TempDir(), "cairn-cache")
+}
+
+func checkMountpoint(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("mountpoint %q: %w", dir, err)
+	}
+	st, err := os.Stat(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("mountpoint %s does not exist (create it with mkdir first)", abs)
+	}
+	if err != nil {
+		return "", fmt.Errorf("mountpoint %s: %w", abs, err)
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("mountpoint %s is not a directory", abs)
+	}
+	return abs, nil
+}
+
+// daemonize runs this command again in a new session and waits until that
+// process reports that the volume is mounted, or why it is not.
+func daemonize(args []string, f mountFlags) error {
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the cairn binary to run in the background: %w", err)
+	}
+	logPath := f.logFile
+	if logPath == "" {
+		dir := f.cacheDir
+		if dir == "" {
+			dir = os.TempDir()
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create the cache directory %s: %w", dir, err)
+		}
+		logPath = filepath.Join(dir, "mount.log")
+	}
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("open the log file %s: %w", logPath, err)
+	}
+	defer logf.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, append([]string{"mount"}, args...)...)
+	cmd.Env = append(os.Environ(), readyEnv+"=3")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		r.Close()
+		return fmt.Errorf("start the background mount: %w", err)
+	}
+	w.Close()
+	defer r.Close()
+	line, _ := bufio.NewReader(r).ReadString('\n')
+	line = strings.TrimSpace(line)
+	if line == "ok" {
+		_ = cmd.Process.Release()
+		return nil
+	}
+	_ = cmd.Wait()
+	if line == "" {
+		return fmt.Errorf("the background mount exited before mounting (see %s)", logPath)
+	}
+	return errors.New(line)
+}
+
+// readyReporter tells a waiting parent how the mount went; a no-op in the
+// foreground.
+type readyReporter struct{ w io.WriteCloser }
+
+func newReadyReporter() *readyReporter {
+	if os.Getenv(readyEnv) == "" {
+		return &readyReporter{}
+	}
+	return &readyReporter{w: os.NewFile(3, "ready")}
+}
+
+func (r *readyReporter) done(err error) {
+	if r.w == nil {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(r.w, oneLine(err.Error()))
+	} else {
+		fmt.Fprintln(r.w, "ok")
+	}
+	r.w.Close()
+	r.w = nil
+}
+
+func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
+	ready := newReadyReporter()
+	defer func() { ready.done(err) }()
+	level := slog.LevelInfo
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+
+	ctx := context.Background()
+	eng, err := engines.Open(metaURL)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	format, err := eng.Load(ctx)
+	if errors.Is(err, meta.ErrNotFormatted) {
+		return fmt.Errorf("no cairn volume at %s (run 'cairn format %s NAME' first)", redactURL(metaURL), redactURL(metaURL))
+	}
+	if err != nil {
+		return fmt.Errorf("read the volume at %s: %w", redactURL(metaURL), err)
+	}
+	obj, err := object.Open(format.Storage, format.Bucket, object.Options{})
+	if err != nil {
+		return fmt.Errorf("open the object store of volume %q: %w", format.Name, err)
+	}
+	cacheDir := f.cacheDir
+	if cacheDir != "" {
+		cacheDir = filepath.Join(cacheDir, format.UUID)
+	}
+	store, err := chunk.New(obj, chunk.Config{
+		BlockSize:   int(format.BlockSize),
+		Compression: format.Compression,
+		BufferSize:  int64(f.bufferSize),
+		CacheDir:    cacheDir,
+		CacheSize:   int64(f.cacheSize),
+	})
+	if err != nil {
+		return fmt.Errorf("open the block store of volume %q: %w", format.Name, err)
+	}
+	defer store.Close()
+
+	opts := fuse.Options{FsName: "cairn:" + format.Name, ReadOnly: f.readOnly, Debug: f.debug}
+	for _, o := range f.options {
+		for _, opt := range strings.Split(o, ",") {
+			switch opt {
+			case "":
+			case "allow_other":
+				opts.AllowOther = true
+			case "default_permissions":
+				opts.DefaultPermissions = true
+			case "writeback_cache":
+				opts.WritebackCache = true
+			case "ro":
+				opts.ReadOnly = true
+			default:
+				opts.Extra = append(opts.Extra, opt)
+			}
+		}
+	}
+	if os.Geteuid() == 0 {
+		opts.AllowOther, opts.DefaultPermissions = true, true
+	}
+	host, _ := os.Hostname()
+	client := meta.NewClient(eng, meta.ClientConfig{
+		AttrTimeout:     f.attrCache,
+		EntryTimeout:    f.entryCache,
+		DirEntryTimeout: f.dirEntryCache,
+		CheckPermission: !opts.DefaultPermissions,
+		Session: meta.SessionInfo{
+			Hostname: host, MountPoint: mountpoint, PID: os.Getpid(), Version: versionString(),
+		},
+	})
+	if err := client.Start(ctx); err != nil {
+		return fmt.Errorf("register with the volume at %s: %w", redactURL(metaURL), err)
+	}
+	defer func() {
+		if cerr := client.Close(context.Background()); cerr != nil {
+			slog.Warn("close session", "err", cerr)
+		}
+	}()
+	v := vfs.New(client, store, format, vfs.Config{ReadOnly: opts.ReadOnly, CheckPermission: !opts.DefaultPermissions})
+	defer func() {
+		if cerr := v.Close(context.Background()); cerr != nil {
+			slog.Error("write back on unmount", "err", cerr)
+		}
+	}()
+
+	srv, err := fuse.Mount(v, mountpoint, opts)
+	if err != nil {
+		return err
+	}
+	slog.Info("mounted", "volume", format.Name, "mountpoint", mountpoint, "session", client.Session())
+	ready.done(nil)
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	served := make(chan struct{})
+	go func() { srv.Wait(); close(served) }()
+	select {
+	case <-served:
+		slog.Info("unmounted from outside", "mountpoint", mountpoint)
+		return nil
+	case s := <-sigs:
+		slog.Info("unmounting", "signal", s.String(), "mountpoint", mountpoint)
+	}
+	if err := v.FlushAll(ctx); err != nil {
+		slog.Error("write back before unmount", "err", err)
+	}
+	if err := fuse.Unmount(srv); err != nil {
+		slog.Warn("unmount busy; detaching lazily", "err", err)
+		_ = exec.Command("fusermount3", "-u", "-z", mountpoint).Run()
+	}
+	<-served
+	return nil
 }

@@ -1,0 +1,96 @@
+package fuse
+
+import (
+	"syscall"
+	"time"
+
+	gofuse "github.com/hanwen/go-fuse/v2/fuse"
+
+	"cairn/meta"
+)
+
+func (fs *FS) Create(cancel <-chan struct{}, in *gofuse.CreateIn, name string, out *gofuse.CreateOut) gofuse.Status {
+	defer fs.observe("create", time.Now())
+	fh, e, err := fs.v.Create(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, uint16(in.Mode&07777), in.Flags)
+	if err != nil {
+		return errno("create", err)
+	}
+	fs.entryOut(&out.EntryOut, e)
+	out.OpenOut.Fh = fh
+	return gofuse.OK
+}
+
+func (fs *FS) Open(cancel <-chan struct{}, in *gofuse.OpenIn, out *gofuse.OpenOut) gofuse.Status {
+	defer fs.observe("open", time.Now())
+	fh, _, err := fs.v.Open(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), in.Flags)
+	if err != nil {
+		return errno("open", err)
+	}
+	out.Fh = fh
+	if meta.Ino(in.NodeId) == statsIno {
+		out.OpenFlags |= gofuse.FOPEN_DIRECT_IO
+	}
+	return gofuse.OK
+}
+
+func (fs *FS) Read(cancel <-chan struct{}, in *gofuse.ReadIn, buf []byte) (gofuse.ReadResult, gofuse.Status) {
+	defer fs.observe("read", time.Now())
+	if int(in.Size) < len(buf) {
+		buf = buf[:in.Size]
+	}
+	n, err := fs.v.Read(ctxOf(cancel), in.Fh, buf, in.Offset)
+	if err != nil {
+		return nil, errno("read", err)
+	}
+	return gofuse.ReadResultData(buf[:n]), gofuse.OK
+}
+
+func (fs *FS) Write(cancel <-chan struct{}, in *gofuse.WriteIn, data []byte) (uint32, gofuse.Status) {
+	defer fs.observe("write", time.Now())
+	n, err := fs.v.Write(ctxOf(cancel), in.Fh, data, in.Offset)
+	if err != nil {
+		return uint32(n), errno("write", err)
+	}
+	return uint32(n), gofuse.OK
+}
+
+func (fs *FS) Flush(cancel <-chan struct{}, in *gofuse.FlushIn) gofuse.Status {
+	defer fs.observe("flush", time.Now())
+	return errno("flush", fs.v.Flush(ctxOf(cancel), in.Fh, in.LockOwner))
+}
+
+func (fs *FS) Fsync(cancel <-chan struct{}, in *gofuse.FsyncIn) gofuse.Status {
+	defer fs.observe("fsync", time.Now())
+	return errno("fsync", fs.v.Fsync(ctxOf(cancel), in.Fh))
+}
+
+func (fs *FS) Release(cancel <-chan struct{}, in *gofuse.ReleaseIn) {
+	defer fs.observe("release", time.Now())
+	var flockOwner uint64
+	if in.ReleaseFlags&gofuse.FUSE_RELEASE_FLOCK_UNLOCK != 0 {
+		flockOwner = in.LockOwner
+	}
+	errno("release", fs.v.Release(ctxOf(cancel), in.Fh, flockOwner))
+}
+
+func (fs *FS) Fallocate(cancel <-chan struct{}, in *gofuse.FallocateIn) gofuse.Status {
+	defer fs.observe("fallocate", time.Now())
+	const supported = uint32(meta.FallocKeepSize | meta.FallocPunchHole | meta.FallocZeroRange)
+	if in.Mode&^supported != 0 {
+		return gofuse.Status(syscall.EOPNOTSUPP)
+	}
+	return errno("fallocate", fs.v.Fallocate(ctxOf(cancel), fs.cred(&in.InHeader), in.Fh, meta.Ino(in.NodeId), uint8(in.Mode), in.Offset, in.Length))
+}
+
+func (fs *FS) CopyFileRange(cancel <-chan struct{}, in *gofuse.CopyFileRangeIn) (uint32, gofuse.Status) {
+	defer fs.observe("copy_file_range", time.Now())
+	n, err := fs.v.CopyFileRange(ctxOf(cancel), in.FhIn, in.OffIn, in.FhOut, in.OffOut, min(in.Len, 1<<30))
+	if err != nil && n == 0 {
+		return 0, errno("copy_file_range", err)
+	}
+	return uint32(n), gofuse.OK
+}
+
+func (fs *FS) FsyncDir(cancel <-chan struct{}, in *gofuse.FsyncIn) gofuse.Status {
+	return gofuse.OK
+}

@@ -1,0 +1,251 @@
+package fuse
+
+import (
+	"context"
+	"time"
+
+	gofuse "github.com/hanwen/go-fuse/v2/fuse"
+
+	"cairn/meta"
+	"cairn/vfs"
+)
+
+// FS adapts a vfs.VFS to go-fuse's raw protocol: node ids are cairn inode
+// numbers (the root is 1 in both), file handles are the VFS's.
+type FS struct {
+	gofuse.RawFileSystem // answers ENOSYS for what is not implemented here
+
+	v      *vfs.VFS
+	cfg    meta.ClientConfig
+	groups groupCache
+}
+
+var _ gofuse.RawFileSystem = (*FS)(nil)
+
+// NewFS serves v.
+func NewFS(v *vfs.VFS) *FS {
+	return &FS{RawFileSystem: gofuse.NewDefaultRawFileSystem(), v: v, cfg: v.Client().Config()}
+}
+
+func (fs *FS) String() string { return "cairn" }
+
+func (fs *FS) observe(op string, start time.Time) { fs.v.Observe(op, time.Since(start)) }
+
+func (fs *FS) entryOut(out *gofuse.EntryOut, e vfs.Entry) {
+	out.NodeId = uint64(e.Ino)
+	out.Generation = 1
+	ttl := fs.cfg.EntryTimeout
+	if e.Attr.IsDir() {
+		ttl = fs.cfg.DirEntryTimeout
+	}
+	out.SetEntryTimeout(ttl)
+	out.SetAttrTimeout(fs.cfg.AttrTimeout)
+	fillAttr(&out.Attr, e.Ino, &e.Attr)
+}
+
+func (fs *FS) attrOut(out *gofuse.AttrOut, ino meta.Ino, a *meta.Attr) {
+	out.SetTimeout(fs.cfg.AttrTimeout)
+	fillAttr(&out.Attr, ino, a)
+}
+
+func ctxOf(cancel <-chan struct{}) context.Context { return context.Background() }
+
+func (fs *FS) Lookup(cancel <-chan struct{}, h *gofuse.InHeader, name string, out *gofuse.EntryOut) gofuse.Status {
+	defer fs.observe("lookup", time.Now())
+	e, err := fs.v.Lookup(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name)
+	if err != nil {
+		return errno("lookup", err)
+	}
+	fs.entryOut(out, e)
+	return gofuse.OK
+}
+
+// Forget needs no work: the VFS keeps no per-lookup state.
+func (fs *FS) Forget(nodeid, nlookup uint64) {}
+
+func (fs *FS) GetAttr(cancel <-chan struct{}, in *gofuse.GetAttrIn, out *gofuse.AttrOut) gofuse.Status {
+	defer fs.observe("getattr", time.Now())
+	a, err := fs.v.GetAttr(ctxOf(cancel), meta.Ino(in.NodeId))
+	if err != nil {
+		return errno("getattr", err)
+	}
+	fs.attrOut(out, meta.Ino(in.NodeId), &a)
+	return gofuse.OK
+}
+
+func (fs *FS) SetAttr(cancel <-chan struct{}, in *gofuse.SetAttrIn, out *gofuse.AttrOut) gofuse.Status {
+	defer fs.observe("setattr", time.Now())
+	var set meta.SetAttr
+	var size *uint64
+	if in.Valid&gofuse.FATTR_MODE != 0 {
+		m := uint16(in.Mode & 07777)
+		set.Mode = &m
+	}
+	if in.Valid&gofuse.FATTR_UID != 0 {
+		uid := in.Uid
+		set.Uid = &uid
+	}
+	if in.Valid&gofuse.FATTR_GID != 0 {
+		gid := in.Gid
+		set.Gid = &gid
+	}
+	if in.Valid&gofuse.FATTR_SIZE != 0 {
+		s := in.Size
+		size = &s
+	}
+	if in.Valid&gofuse.FATTR_ATIME_NOW != 0 {
+		set.AtimeNow = true
+	} else if in.Valid&gofuse.FATTR_ATIME != 0 {
+		t := int64(in.Atime)*1e9 + int64(in.Atimensec)
+		set.Atime = &t
+	}
+	if in.Valid&gofuse.FATTR_MTIME_NOW != 0 {
+		set.MtimeNow = true
+	} else if in.Valid&gofuse.FATTR_MTIME != 0 {
+		t := int64(in.Mtime)*1e9 + int64(in.Mtimensec)
+		set.Mtime = &t
+	}
+	ino := meta.Ino(in.NodeId)
+	a, err := fs.v.SetAttr(ctxOf(cancel), fs.cred(&in.InHeader), ino, set, size)
+	if err != nil {
+		return errno("setattr", err)
+	}
+	fs.attrOut(out, ino, &a)
+	return gofuse.OK
+}
+
+func (fs *FS) Mknod(cancel <-chan struct{}, in *gofuse.MknodIn, name string, out *gofuse.EntryOut) gofuse.Status {
+	defer fs.observe("mknod", time.Now())
+	typ := fileType(in.Mode)
+	if typ == 0 || typ == meta.TypeDirectory || typ == meta.TypeSymlink {
+		return gofuse.EINVAL
+	}
+	e, err := fs.v.Mknod(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, typ, uint16(in.Mode&07777), in.Rdev)
+	if err != nil {
+		return errno("mknod", err)
+	}
+	fs.entryOut(out, e)
+	return gofuse.OK
+}
+
+func (fs *FS) Mkdir(cancel <-chan struct{}, in *gofuse.MkdirIn, name string, out *gofuse.EntryOut) gofuse.Status {
+	defer fs.observe("mkdir", time.Now())
+	e, err := fs.v.Mknod(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, meta.TypeDirectory, uint16(in.Mode&07777), 0)
+	if err != nil {
+		return errno("mkdir", err)
+	}
+	fs.entryOut(out, e)
+	return gofuse.OK
+}
+
+func (fs *FS) Unlink(cancel <-chan struct{}, h *gofuse.InHeader, name string) gofuse.Status {
+	defer fs.observe("unlink", time.Now())
+	return errno("unlink", fs.v.Unlink(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name))
+}
+
+func (fs *FS) Rmdir(cancel <-chan struct{}, h *gofuse.InHeader, name string) gofuse.Status {
+	defer fs.observe("rmdir", time.Now())
+	return errno("rmdir", fs.v.Rmdir(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name))
+}
+
+func (fs *FS) Rename(cancel <-chan struct{}, in *gofuse.RenameIn, oldName, newName string) gofuse.Status {
+	defer fs.observe("rename", time.Now())
+	return errno("rename", fs.v.Rename(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), oldName, meta.Ino(in.Newdir), newName, in.Flags))
+}
+
+func (fs *FS) Link(cancel <-chan struct{}, in *gofuse.LinkIn, name string, out *gofuse.EntryOut) gofuse.Status {
+	defer fs.observe("link", time.Now())
+	e, err := fs.v.Link(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.Oldnodeid), meta.Ino(in.NodeId), name)
+	if err != nil {
+		return errno("link", err)
+	}
+	fs.entryOut(out, e)
+	return gofuse.OK
+}
+
+func (fs *FS) Symlink(cancel <-chan struct{}, h *gofuse.InHeader, target, name string, out *gofuse.EntryOut) gofuse.Status {
+	defer fs.observe("symlink", time.Now())
+	e, err := fs.v.Symlink(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name, target)
+	if err != nil {
+		return errno("symlink", err)
+	}
+	fs.entryOut(out, e)
+	return gofuse.OK
+}
+
+func (fs *FS) Readlink(cancel <-chan struct{}, h *gofuse.InHeader) ([]byte, gofuse.Status) {
+	defer fs.observe("readlink", time.Now())
+	t, err := fs.v.Readlink(ctxOf(cancel), meta.Ino(h.NodeId))
+	if err != nil {
+		return nil, errno("readlink", err)
+	}
+	return []byte(t), gofuse.OK
+}
+
+func (fs *FS) Access(cancel <-chan struct{}, in *gofuse.AccessIn) gofuse.Status {
+	defer fs.observe("access", time.Now())
+	return errno("access", fs.v.Access(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), in.Mask&7))
+}
+
+func (fs *FS) StatFs(cancel <-chan struct{}, h *gofuse.InHeader, out *gofuse.StatfsOut) gofuse.Status {
+	defer fs.observe("statfs", time.Now())
+	s, err := fs.v.StatFS(ctxOf(cancel))
+	if err != nil {
+		return errno("statfs", err)
+	}
+	const bsize = 4096
+	out.Bsize, out.Frsize, out.NameLen = bsize, bsize, meta.MaxName
+	out.Blocks = s.TotalSpace / bsize
+	used := (s.UsedSpace + bsize - 1) / bsize
+	if used > out.Blocks {
+		used = out.Blocks
+	}
+	out.Bfree = out.Blocks - used
+	out.Bavail = out.Bfree
+	out.Files = s.TotalInodes
+	if s.UsedInodes < s.TotalInodes {
+		out.Ffree = s.TotalInodes - s.UsedInodes
+	}
+	return gofuse.OK
+}
+
+// Extended attributes.
+
+func (fs *FS) GetXAttr(cancel <-chan struct{}, h *gofuse.InHeader, name string, dest []byte) (uint32, gofuse.Status) {
+	defer fs.observe("getxattr", time.Now())
+	val, err := fs.v.GetXattr(ctxOf(cancel), meta.Ino(h.NodeId), name)
+	if err != nil {
+		return 0, errno("getxattr", err)
+	}
+	if len(dest) < len(val) {
+		return uint32(len(val)), gofuse.ERANGE
+	}
+	return uint32(copy(dest, val)), gofuse.OK
+}
+
+func (fs *FS) ListXAttr(cancel <-chan struct{}, h *gofuse.InHeader, dest []byte) (uint32, gofuse.Status) {
+	defer fs.observe("listxattr", time.Now())
+	names, err := fs.v.ListXattr(ctxOf(cancel), meta.Ino(h.NodeId))
+	if err != nil {
+		return 0, errno("listxattr", err)
+	}
+	var buf []byte
+	for _, n := range names {
+		buf = append(buf, n...)
+		buf = append(buf, 0)
+	}
+	if len(dest) < len(buf) {
+		return uint32(len(buf)), gofuse.ERANGE
+	}
+	return uint32(copy(dest, buf)), gofuse.OK
+}
+
+func (fs *FS) SetXAttr(cancel <-chan struct{}, in *gofuse.SetXAttrIn, name string, data []byte) gofuse.Status {
+	defer fs.observe("setxattr", time.Now())
+	return errno("setxattr", fs.v.SetXattr(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, data, in.Flags))
+}
+
+func (fs *FS) RemoveXAttr(cancel <-chan struct{}, h *gofuse.InHeader, name string) gofuse.Status {
+	defer fs.observe("removexattr", time.Now())
+	return errno("removexattr", fs.v.RemoveXattr(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name))
+}

@@ -1,0 +1,255 @@
+package vfs
+
+import (
+	"context"
+
+	"cairn/meta"
+)
+
+// Entry is an inode found or made by a namespace operation.
+type Entry struct {
+	Ino  meta.Ino
+	Attr meta.Attr
+}
+
+// Lookup finds name in parent.
+func (v *VFS) Lookup(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) (Entry, error) {
+	if parent == meta.RootIno && name == StatsName {
+		return Entry{Ino: StatsIno, Attr: statsAttr(0)}, nil
+	}
+	ino, a, err := v.client.Lookup(ctx, cred, parent, name)
+	if err != nil {
+		return Entry{}, err
+	}
+	return Entry{Ino: ino, Attr: v.overlay(ino, a)}, nil
+}
+
+// GetAttr returns ino's attributes, including writes still buffered here.
+func (v *VFS) GetAttr(ctx context.Context, ino meta.Ino) (meta.Attr, error) {
+	if ino == StatsIno {
+		return statsAttr(0), nil
+	}
+	a, err := v.client.GetAttr(ctx, ino)
+	if err != nil {
+		return meta.Attr{}, err
+	}
+	return v.overlay(ino, a), nil
+}
+
+// SetAttr changes the length (when size is not nil), then mode, owner and
+// times of ino.
+func (v *VFS) SetAttr(ctx context.Context, cred meta.Cred, ino meta.Ino, set meta.SetAttr, size *uint64) (meta.Attr, error) {
+	if ino == StatsIno {
+		return meta.Attr{}, meta.ErrNotPermitted
+	}
+	if v.cfg.ReadOnly {
+		return meta.Attr{}, meta.ErrReadOnly
+	}
+	var a meta.Attr
+	var err error
+	if size != nil {
+		if a, err = v.truncate(ctx, cred, ino, *size); err != nil {
+			return meta.Attr{}, err
+		}
+	}
+	if set.Mode != nil || set.Uid != nil || set.Gid != nil || set.Atime != nil || set.Mtime != nil || set.AtimeNow || set.MtimeNow {
+		if set.Mtime != nil || set.MtimeNow {
+			// Buffered writes must not overwrite the times set here.
+			if f := v.lookupFile(ino); f != nil {
+				if err := v.flush(ctx, f); err != nil {
+					return meta.Attr{}, err
+				}
+			}
+		}
+		if a, err = v.client.SetAttr(ctx, cred, ino, set); err != nil {
+			return meta.Attr{}, err
+		}
+	} else if size == nil {
+		if a, err = v.client.GetAttr(ctx, ino); err != nil {
+			return meta.Attr{}, err
+		}
+	}
+	return v.overlay(ino, a), nil
+}
+
+// truncate commits f's buffered writes, then sets the length.
+func (v *VFS) truncate(ctx context.Context, cred meta.Cred, ino meta.Ino, size uint64) (meta.Attr, error) {
+	if size > maxFileSize {
+		return meta.Attr{}, meta.ErrTooBig
+	}
+	f := v.lookupFile(ino)
+	if f != nil {
+		if err := v.flush(ctx, f); err != nil {
+			return meta.Attr{}, err
+		}
+	}
+	if v.format.Capacity > 0 {
+		old, err := v.client.GetAttr(ctx, ino)
+		if err != nil {
+			return meta.Attr{}, err
+		}
+		if size > old.Length {
+			if err := v.haveSpace(ctx, size-old.Length); err != nil {
+				return meta.Attr{}, err
+			}
+		}
+	}
+	a, err := v.client.Truncate(ctx, cred, ino, size)
+	if f != nil {
+		f.mu.Lock()
+		f.invalidate(-1)
+		if err == nil {
+			f.length = a.Length
+		}
+		f.mu.Unlock()
+	}
+	return a, err
+}
+
+// haveSpace checks that n more bytes fit in the volume's capacity.
+func (v *VFS) haveSpace(ctx context.Context, n uint64) error {
+	if v.format.Capacity == 0 {
+		return nil
+	}
+	u, err := v.client.Usage(ctx)
+	if err != nil {
+		return err
+	}
+	if u.Space+v.buffered()+n > v.format.Capacity {
+		return meta.ErrNoSpace
+	}
+	return nil
+}
+
+// haveInode checks that one more inode fits in the volume's limits.
+func (v *VFS) haveInode(ctx context.Context) error {
+	if v.format.Inodes == 0 && v.format.Capacity == 0 {
+		return nil
+	}
+	u, err := v.client.Usage(ctx)
+	if err != nil {
+		return err
+	}
+	if v.format.Inodes > 0 && u.Inodes >= v.format.Inodes {
+		return meta.ErrNoSpace
+	}
+	if v.format.Capacity > 0 && u.Space >= v.format.Capacity {
+		return meta.ErrNoSpace
+	}
+	return nil
+}
+
+// Mknod creates an inode of any type but symlink (see Symlink).
+func (v *VFS) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, typ meta.FileType, mode uint16, rdev uint32) (Entry, error) {
+	return v.mknod(ctx, cred, parent, name, typ, mode, rdev, "")
+}
+
+// Symlink creates parent/name pointing at target.
+func (v *VFS) Symlink(ctx context.Context, cred meta.Cred, parent meta.Ino, name, target string) (Entry, error) {
+	if len(target) == 0 {
+		return Entry{}, meta.ErrNotFound
+	}
+	if len(target) > meta.MaxSymlink {
+		return Entry{}, meta.ErrNameTooLong
+	}
+	return v.mknod(ctx, cred, parent, name, meta.TypeSymlink, 0777, 0, target)
+}
+
+func (v *VFS) mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, typ meta.FileType, mode uint16, rdev uint32, target string) (Entry, error) {
+	if v.cfg.ReadOnly {
+		return Entry{}, meta.ErrReadOnly
+	}
+	if parent == meta.RootIno && name == StatsName {
+		return Entry{}, meta.ErrExists
+	}
+	if err := meta.CheckName(name); err != nil {
+		return Entry{}, err
+	}
+	if err := v.haveInode(ctx); err != nil {
+		return Entry{}, err
+	}
+	ino, a, err := v.client.Mknod(ctx, cred, parent, name, typ, mode, rdev, target)
+	if err != nil {
+		return Entry{}, err
+	}
+	return Entry{Ino: ino, Attr: a}, nil
+}
+
+// Link adds parent/name for ino.
+func (v *VFS) Link(ctx context.Context, cred meta.Cred, ino, parent meta.Ino, name string) (Entry, error) {
+	if v.cfg.ReadOnly {
+		return Entry{}, meta.ErrReadOnly
+	}
+	if ino == StatsIno {
+		return Entry{}, meta.ErrNotPermitted
+	}
+	if parent == meta.RootIno && name == StatsName {
+		return Entry{}, meta.ErrExists
+	}
+	a, err := v.client.Link(ctx, cred, ino, parent, name)
+	if err != nil {
+		return Entry{}, err
+	}
+	return Entry{Ino: ino, Attr: v.overlay(ino, a)}, nil
+}
+
+// Unlink removes parent/name (not a directory).
+func (v *VFS) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) error {
+	if v.cfg.ReadOnly {
+		return meta.ErrReadOnly
+	}
+	if parent == meta.RootIno && name == StatsName {
+		return meta.ErrNotPermitted
+	}
+	_, _, err := v.client.Unlink(ctx, cred, parent, name)
+	return err
+}
+
+// Rmdir removes the empty directory parent/name.
+func (v *VFS) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) error {
+	if v.cfg.ReadOnly {
+		return meta.ErrReadOnly
+	}
+	if name == "." {
+		return meta.ErrInvalid
+	}
+	if name == ".." {
+		return meta.ErrNotEmpty
+	}
+	return v.client.Rmdir(ctx, cred, parent, name)
+}
+
+// Rename moves an entry with renameat2 flags.
+func (v *VFS) Rename(ctx context.Context, cred meta.Cred, srcParent meta.Ino, srcName string, dstParent meta.Ino, dstName string, flags uint32) error {
+	if v.cfg.ReadOnly {
+		return meta.ErrReadOnly
+	}
+	if flags&^(meta.RenameNoReplace|meta.RenameExchange) != 0 ||
+		flags == meta.RenameNoReplace|meta.RenameExchange {
+		return meta.ErrInvalid
+	}
+	if (srcParent == meta.RootIno && srcName == StatsName) || (dstParent == meta.RootIno && dstName == StatsName) {
+		return meta.ErrNotPermitted
+	}
+	_, _, err := v.client.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
+	return err
+}
+
+// Readlink returns a symlink's target.
+func (v *VFS) Readlink(ctx context.Context, ino meta.Ino) (string, error) {
+	return v.client.Readlink(ctx, ino)
+}
+
+// Access checks access(2) for cred.
+func (v *VFS) Access(ctx context.Context, cred meta.Cred, ino meta.Ino, mask uint32) error {
+	if ino == StatsIno {
+		if mask&(meta.MayWrite|meta.MayExec) != 0 {
+			return meta.ErrAccess
+		}
+		return nil
+	}
+	if mask&meta.MayWrite != 0 && v.cfg.ReadOnly {
+		return meta.ErrReadOnly
+	}
+	return v.client.Access(ctx, cred, ino, mask)
+}

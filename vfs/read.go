@@ -1,0 +1,93 @@
+package vfs
+
+import (
+	"context"
+	"fmt"
+
+	"cairn/meta"
+)
+
+// read fills p from offset off of f and returns how many bytes the file
+// has there (fewer than len(p) at its end).
+func (v *VFS) read(ctx context.Context, f *file, p []byte, off uint64) (int, error) {
+	f.mu.Lock()
+	mustFlush := f.overlaps(off, uint64(len(p)))
+	f.mu.Unlock()
+	if mustFlush {
+		if err := v.flush(ctx, f); err != nil {
+			return 0, err
+		}
+	}
+	a, err := v.client.GetAttr(ctx, f.ino)
+	if err != nil {
+		return 0, err
+	}
+	a = v.overlay(f.ino, a)
+	if off >= a.Length {
+		return 0, nil
+	}
+	if rest := a.Length - off; uint64(len(p)) > rest {
+		p = p[:rest]
+	}
+	done := 0
+	for done < len(p) {
+		pos := off + uint64(done)
+		idx := uint32(pos / meta.ChunkSize)
+		inChunk := uint32(pos % meta.ChunkSize)
+		n := min(len(p)-done, int(meta.ChunkSize-inChunk))
+		view, err := v.view(ctx, f, idx)
+		if err != nil {
+			return done, err
+		}
+		if err := v.readChunk(ctx, view, p[done:done+n], inChunk); err != nil {
+			return done, fmt.Errorf("read chunk %d of inode %d: %w", idx, f.ino, err)
+		}
+		done += n
+	}
+	return done, nil
+}
+
+// view returns the visible slices of chunk idx of f, cached until this
+// client changes the chunk or the file is opened again.
+func (v *VFS) view(ctx context.Context, f *file, idx uint32) ([]meta.Slice, error) {
+	f.mu.Lock()
+	vs, ok := f.views[idx]
+	gen := f.gen
+	f.mu.Unlock()
+	if ok {
+		return vs, nil
+	}
+	list, err := v.client.Read(ctx, f.ino, idx)
+	if err != nil {
+		return nil, fmt.Errorf("slices of chunk %d of inode %d: %w", idx, f.ino, err)
+	}
+	vs = meta.View(list)
+	f.mu.Lock()
+	if f.gen == gen {
+		f.views[idx] = vs
+	}
+	f.mu.Unlock()
+	return vs, nil
+}
+
+// readChunk fills p with the bytes at position pos of a chunk whose
+// visible slices are view; gaps and holes read as zeros.
+func (v *VFS) readChunk(ctx context.Context, view []meta.Slice, p []byte, pos uint32) error {
+	clear(p)
+	end := pos + uint32(len(p))
+	for _, s := range view {
+		lo, hi := max(s.Pos, pos), min(s.Pos+s.Len, end)
+		if lo >= hi || s.ID == 0 {
+			continue
+		}
+		dst := p[lo-pos : hi-pos]
+		n, err := v.store.ReadAt(ctx, s.ID, s.Size, dst, s.Off+(lo-s.Pos))
+		if err != nil {
+			return fmt.Errorf("slice %d: %w", s.ID, err)
+		}
+		if n != len(dst) {
+			return fmt.Errorf("slice %d: short read of %d bytes, want %d: %w", s.ID, n, len(dst), meta.ErrIO)
+		}
+	}
+	return nil
+}

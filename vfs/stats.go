@@ -1,0 +1,54 @@
+package vfs
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"cairn/meta"
+)
+
+// StatsName is the hidden file in the root that reports the mount's
+// counters as JSON (see the package documentation); StatsIno its inode.
+const (
+	StatsName          = ".stats"
+	StatsIno  meta.Ino = 1<<63 - 1
+)
+
+func statsAttr(size int) meta.Attr {
+	now := time.Now().UnixNano()
+	return meta.Attr{Type: meta.TypeFile, Mode: 0444, Nlink: 1, Length: uint64(size), Atime: now, Mtime: now, Ctime: now, Parent: meta.RootIno}
+}
+
+// Stats is what .stats holds.
+type Stats struct {
+	Ops           map[string]meta.OpSummary `json:"ops"`
+	Engine        meta.Stats                `json:"engine"`
+	Blocks        any                       `json:"blocks"`
+	Usage         meta.Usage                `json:"usage"`
+	BufferedBytes uint64                    `json:"buffered_bytes"`
+}
+
+// Snapshot gathers the counters of this mount.
+func (v *VFS) Snapshot(ctx context.Context) Stats {
+	ops := v.metrics.Snapshot()
+	for k, s := range v.client.Metrics().Snapshot() {
+		ops[k] = s
+	}
+	u, _ := v.client.Usage(ctx)
+	return Stats{
+		Ops:           ops,
+		Engine:        v.client.Engine().Stats(),
+		Blocks:        v.store.Stats(),
+		Usage:         u,
+		BufferedBytes: v.buffered(),
+	}
+}
+
+func (v *VFS) statsJSON(ctx context.Context) []byte {
+	data, err := json.MarshalIndent(v.Snapshot(ctx), "", "  ")
+	if err != nil {
+		return []byte("{}\n")
+	}
+	return append(data, '\n')
+}

@@ -1,0 +1,167 @@
+package vfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"cairn/chunk"
+	"cairn/meta"
+)
+
+// Config tunes a VFS.
+type Config struct {
+	// ReadOnly refuses every change with EROFS.
+	ReadOnly bool
+	// CheckPermission makes open check the caller's access; off when the
+	// kernel does it (default_permissions).
+	CheckPermission bool
+	// CompactAfter is the length of a chunk's slice list that triggers a
+	// compaction (default 100).
+	CompactAfter int
+	// FlushAfter commits buffered writes of a file idle that long
+	// (default 1s), bounding what a crash can lose.
+	FlushAfter time.Duration
+	// GCInterval is how often the blocks of dead slices are removed
+	// (default 10s; negative: never).
+	GCInterval time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.CompactAfter == 0 {
+		c.CompactAfter = 100
+	}
+	if c.FlushAfter == 0 {
+		c.FlushAfter = time.Second
+	}
+	if c.GCInterval == 0 {
+		c.GCInterval = 10 * time.Second
+	}
+}
+
+// VFS is a mounted volume's file system. All methods are safe for
+// concurrent use. Errors are meta's sentinels (syscall.Errno values)
+// possibly wrapped with context; anything else is an I/O error.
+type VFS struct {
+	client *meta.Client
+	store  *chunk.Store
+	format meta.Format
+	cfg    Config
+
+	metrics *meta.Metrics // FUSE requests
+
+	mu         sync.Mutex
+	files      map[meta.Ino]*file
+	handles    map[uint64]*handle
+	nextFh     uint64
+	compacting map[compactKey]bool
+
+	stop chan struct{}
+	bg   sync.WaitGroup
+}
+
+// New builds the file system over a started client and a block store.
+func New(client *meta.Client, store *chunk.Store, format meta.Format, cfg Config) *VFS {
+	cfg.defaults()
+	v := &VFS{
+		client:     client,
+		store:      store,
+		format:     format,
+		cfg:        cfg,
+		metrics:    meta.NewMetrics(),
+		files:      make(map[meta.Ino]*file),
+		handles:    make(map[uint64]*handle),
+		nextFh:     1,
+		compacting: make(map[compactKey]bool),
+		stop:       make(chan struct{}),
+	}
+	v.bg.Add(1)
+	go v.flusher()
+	if cfg.GCInterval > 0 && !cfg.ReadOnly {
+		v.bg.Add(1)
+		go v.collector()
+	}
+	return v
+}
+
+// Client returns the metadata client the VFS runs on.
+func (v *VFS) Client() *meta.Client { return v.client }
+
+// Format returns the volume's settings.
+func (v *VFS) Format() meta.Format { return v.format }
+
+// Observe records the latency of one FUSE request named op.
+func (v *VFS) Observe(op string, d time.Duration) { v.metrics.Observe("fuse."+op, d) }
+
+// FlushAll commits every buffered write.
+func (v *VFS) FlushAll(ctx context.Context) error {
+	v.mu.Lock()
+	files := make([]*file, 0, len(v.files))
+	for _, f := range v.files {
+		files = append(files, f)
+	}
+	v.mu.Unlock()
+	var errs []error
+	for _, f := range files {
+		if err := v.flush(ctx, f); err != nil {
+			errs = append(errs, fmt.Errorf("flush inode %d: %w", f.ino, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close commits buffered writes and stops the background work. It closes
+// neither the client nor the store.
+func (v *VFS) Close(ctx context.Context) error {
+	err := v.FlushAll(ctx)
+	close(v.stop)
+	v.bg.Wait()
+	return err
+}
+
+// flusher commits the writes of files that stopped writing a while ago.
+func (v *VFS) flusher() {
+	defer v.bg.Done()
+	t := time.NewTicker(v.cfg.FlushAfter / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-v.stop:
+			return
+		case <-t.C:
+		}
+		v.mu.Lock()
+		var idle []*file
+		for _, f := range v.files {
+			idle = append(idle, f)
+		}
+		v.mu.Unlock()
+		for _, f := range idle {
+			f.mu.Lock()
+			if len(f.open) > 0 && time.Since(f.lastWrite) >= v.cfg.FlushAfter {
+				v.sealAll(f)
+			}
+			f.mu.Unlock()
+		}
+	}
+}
+
+// collector removes the blocks of slices no file references any more.
+func (v *VFS) collector() {
+	defer v.bg.Done()
+	t := time.NewTicker(v.cfg.GCInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-v.stop:
+			return
+		case <-t.C:
+		}
+		if _, err := v.CollectGarbage(context.Background()); err != nil {
+			slog.Warn("remove dead slices", "err", err)
+		}
+	}
+}
