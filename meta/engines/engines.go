@@ -3,11 +3,13 @@
 package engines
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"cairn/meta"
 	"cairn/meta/kv"
+	metaredis "cairn/meta/redis"
 	metasql "cairn/meta/sql"
 )
 
@@ -27,6 +29,12 @@ func Open(rawURL string) (meta.Engine, error) {
 		return kv.OpenBadgerURL(rawURL)
 	case "sqlite3":
 		return metasql.OpenSQLite(rawURL)
+	case "redis", "rediss", "unix":
+		e, err := metaredis.Open(context.Background(), rawURL)
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
 	default:
 		return nil, fmt.Errorf("unknown metadata engine %q in %q (supported: %s)", scheme, rawURL, strings.Join(Schemes(), ", "))
 	}
@@ -34,5 +42,5 @@ func Open(rawURL string) (meta.Engine, error) {
 
 // Schemes lists the URL schemes Open understands.
 func Schemes() []string {
-	return []string{"mem", "badger", "sqlite3"}
+	return []string{"mem", "badger", "sqlite3", "redis", "rediss", "unix"}
 }

@@ -1,0 +1,66 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"cairn/meta"
+)
+
+// Engine is a volume's metadata in one Redis database. Each method is one
+// Lua script (or one plain read), atomic on the server. A request that
+// fails on the network is not resent: a script that may have run is never
+// run twice, so the caller sees the error instead.
+type Engine struct {
+	rdb     *goredis.Client
+	prefix  string
+	where   string
+	scripts map[string]*script
+	stats   *counters
+	server  ServerInfo
+	log     *slog.Logger
+}
+
+var _ meta.Engine = (*Engine)(nil)
+
+// Open connects to the server rawURL names (see parseURL) and checks that
+// it is a Redis server that keeps what it is given: it refuses a server
+// that may evict keys, and warns when it does not persist every write.
+func Open(ctx context.Context, rawURL string) (*Engine, error) {
+	c, err := parseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	scripts, err := loadScripts()
+	if err != nil {
+		return nil, fmt.Errorf("load Lua scripts: %w", err)
+	}
+	e := &Engine{prefix: c.prefix, where: c.where, scripts: scripts, stats: &counters{}, log: slog.Default()}
+	e.rdb = goredis.NewClient(c.opts)
+	e.rdb.AddHook(rttHook{e.stats})
+	if err := e.checkServer(ctx); err != nil {
+		e.rdb.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// Name is the engine's scheme.
+func (e *Engine) Name() string { return "redis" }
+
+// Stats reports the requests sent and the scripts re-sent after the
+// server had lost them from its cache.
+func (e *Engine) Stats() meta.Stats {
+	return meta.Stats{RoundTrips: e.stats.roundTrips.Load(), Retries: e.stats.retries.Load()}
+}
+
+// Close releases the connections.
+func (e *Engine) Close() error { return e.rdb.Close() }
+
+// key names a key of the volume; the scripts build the same names.
+func (e *Engine) key(kind string, n uint64) string {
+	return fmt.Sprintf("%s:%s%d", e.prefix, kind, n)
+}

@@ -1,0 +1,116 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"cairn/meta"
+)
+
+// Lookup finds name in parent, see meta.Engine.
+func (e *Engine) Lookup(ctx context.Context, parent meta.Ino, name string) (meta.Ino, meta.Attr, error) {
+	if len(name) > meta.MaxName {
+		return 0, meta.Attr{}, meta.ErrNameTooLong
+	}
+	r, err := e.call(ctx, "lookup", meta.RootCred, uint64(parent), name)
+	if err != nil {
+		return 0, meta.Attr{}, err
+	}
+	return inoAttr(r)
+}
+
+// GetAttr reads an inode's attributes: one GET.
+func (e *Engine) GetAttr(ctx context.Context, ino meta.Ino) (meta.Attr, error) {
+	raw, err := e.rdb.Get(ctx, e.key("i", uint64(ino))).Result()
+	if errors.Is(err, goredis.Nil) {
+		return meta.Attr{}, meta.ErrNotFound
+	}
+	if err != nil {
+		return meta.Attr{}, e.fail("getattr", err)
+	}
+	return decodeAttr(raw)
+}
+
+// SetAttr changes mode, owner and times, see meta.Engine.
+func (e *Engine) SetAttr(ctx context.Context, cred meta.Cred, ino meta.Ino, set meta.SetAttr) (meta.Attr, error) {
+	r, err := e.call(ctx, "setattr", cred, append([]any{uint64(ino)}, setArgs(set)...)...)
+	if err != nil {
+		return meta.Attr{}, err
+	}
+	return resultAttr(r)
+}
+
+// setArgs encodes a SetAttr as scripts/perm.lua's read_set reads it.
+func setArgs(set meta.SetAttr) []any {
+	var which int
+	var mode uint16
+	var uid, gid uint32
+	var as, an, ms, mn int64
+	if set.Mode != nil {
+		which |= 1
+		mode = *set.Mode
+	}
+	if set.Uid != nil {
+		which |= 2
+		uid = *set.Uid
+	}
+	if set.Gid != nil {
+		which |= 4
+		gid = *set.Gid
+	}
+	if set.Atime != nil {
+		which |= 8
+		as, an = splitTime(*set.Atime)
+	}
+	if set.Mtime != nil {
+		which |= 16
+		ms, mn = splitTime(*set.Mtime)
+	}
+	if set.AtimeNow {
+		which |= 32
+	}
+	if set.MtimeNow {
+		which |= 64
+	}
+	return []any{which, mode, uid, gid, as, an, ms, mn}
+}
+
+// maxLength is the largest file length; Lua's doubles are exact below it.
+const maxLength = 1 << 53
+
+// Truncate sets a regular file's length, see meta.Engine.
+func (e *Engine) Truncate(ctx context.Context, cred meta.Cred, ino meta.Ino, length uint64) (meta.Attr, error) {
+	if length > maxLength {
+		return meta.Attr{}, meta.ErrTooBig
+	}
+	r, err := e.call(ctx, "truncate", cred, uint64(ino), length)
+	if err != nil {
+		return meta.Attr{}, err
+	}
+	return resultAttr(r)
+}
+
+// Fallocate allocates, punches or zeroes a range, see meta.Engine.
+func (e *Engine) Fallocate(ctx context.Context, cred meta.Cred, ino meta.Ino, mode uint8, off, size uint64) (meta.Attr, error) {
+	known := meta.FallocKeepSize | meta.FallocPunchHole | meta.FallocZeroRange
+	switch {
+	case mode&^known != 0:
+		return meta.Attr{}, fmt.Errorf("fallocate mode %#x: %w", mode, meta.ErrNotSupported)
+	case mode&meta.FallocPunchHole != 0 && mode&meta.FallocKeepSize == 0:
+		return meta.Attr{}, fmt.Errorf("punching a hole needs keep-size: %w", meta.ErrNotSupported)
+	case mode&meta.FallocPunchHole != 0 && mode&meta.FallocZeroRange != 0:
+		return meta.Attr{}, meta.ErrNotSupported
+	case size == 0:
+		return meta.Attr{}, meta.ErrInvalid
+	case off > maxLength || size > maxLength || off+size > maxLength:
+		return meta.Attr{}, meta.ErrTooBig
+	}
+	r, err := e.call(ctx, "fallocate", cred, uint64(ino), mode, off, size)
+	if err != nil {
+		return meta.Attr{}, err
+	}
+	return resultAttr(r)
+}
