@@ -134,7 +134,7 @@ func TestBadFormatFlags(t *testing.T) {
 		r := runCairn(t, args...)
 		t.Run(strings.Join(c.flags, "="), func(t *testing.T) { wantUserError(t, r, c.want) })
 	}
-	for _, name := range []string{"A_B", "ab", "-vol", "vol-", strings.Repeat("v", 64), "a/b"} {
+	for _, name := range []string{"A_B", "ab", "vol-", strings.Repeat("v", 64), "a/b"} {
 		wantUserError(t, runCairn(t, "format", metaURL, name, "--bucket", bucket), "name")
 	}
 	wantUserError(t, runCairn(t, "status", metaURL), "format")
