@@ -2,15 +2,23 @@ package object
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"time"
+)
+
+// Environment variables Open reads for S3 credentials not given in Options,
+// so that a secret need not appear on a command line.
+const (
+	AccessKeyEnv = "CAIRN_ACCESS_KEY"
+	SecretKeyEnv = "CAIRN_SECRET_KEY"
 )
 
 // Options configure the stores that need more than a bucket name. Fields a
 // store does not use are ignored.
 type Options struct {
-	// AccessKey and SecretKey authenticate to S3. Open never logs or returns
-	// SecretKey in a message.
+	// AccessKey and SecretKey authenticate to S3 (empty: read from
+	// AccessKeyEnv and SecretKeyEnv). No message ever contains SecretKey.
 	AccessKey string
 	SecretKey string
 	// Region of an S3 bucket; "" lets the client discover it.
@@ -37,7 +45,17 @@ func Open(storage, bucket string, opts Options) (Store, error) {
 	case "mem":
 		return NewMem(bucket), nil
 	case "s3":
-		return nil, fmt.Errorf("storage s3 is not built yet (issue 7)")
+		if opts.AccessKey == "" {
+			opts.AccessKey = os.Getenv(AccessKeyEnv)
+		}
+		if opts.SecretKey == "" {
+			opts.SecretKey = os.Getenv(SecretKeyEnv)
+		}
+		s, err := NewS3(bucket, opts)
+		if err != nil {
+			return nil, err
+		}
+		return WithRetry(s, opts.Retries, opts.Timeout), nil
 	default:
 		return nil, fmt.Errorf("unknown storage %q (use file, mem or s3)", storage)
 	}
