@@ -72,12 +72,28 @@ type Report struct {
 }
 
 // Compare runs every operation against each target in turn, writing a
-// line of progress per operation to progress.
-func Compare(ctx context.Context, targets []Target, bt Benchtime, progress io.Writer) (*Report, error) {
-	rep := &Report{Env: bench.Machine(), Benchtime: bt, Ops: Ops()}
+// line of progress per operation to progress. It opens every engine before
+// measuring any, so that a wrong URL fails at once and not after an hour.
+func Compare(ctx context.Context, targets []Target, bt Benchtime, progress io.Writer) (rep *Report, err error) {
+	vols := make([]*bench.Volume, 0, len(targets))
+	defer func() {
+		for i, v := range vols {
+			if cerr := v.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("engine %s: close: %w", targets[i].Label, cerr)
+			}
+		}
+	}()
+	for _, t := range targets {
+		v, err := bench.Open(ctx, t.URL)
+		if err != nil {
+			return nil, fmt.Errorf("engine %s: %w", t.Label, err)
+		}
+		vols = append(vols, v)
+	}
+	rep = &Report{Env: bench.Machine(), Benchtime: bt, Ops: Ops()}
 	for i, t := range targets {
-		fmt.Fprintf(progress, "[%d/%d] %s (%s)\n", i+1, len(targets), t.Label, bench.RedactURL(t.URL))
-		res, err := measureEngine(ctx, t, rep.Ops, bt, progress)
+		fmt.Fprintf(progress, "[%d/%d] %s (%s)\n", i+1, len(targets), t.Label, vols[i].URL)
+		res, err := measureEngine(ctx, t, vols[i], rep.Ops, bt, progress)
 		if err != nil {
 			return nil, fmt.Errorf("engine %s: %w", t.Label, err)
 		}
@@ -86,17 +102,8 @@ func Compare(ctx context.Context, targets []Target, bt Benchtime, progress io.Wr
 	return rep, nil
 }
 
-func measureEngine(ctx context.Context, t Target, ops []Op, bt Benchtime, progress io.Writer) (res EngineResult, err error) {
-	v, err := bench.Open(ctx, t.URL)
-	if err != nil {
-		return res, err
-	}
-	defer func() {
-		if cerr := v.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("close: %w", cerr)
-		}
-	}()
-	res = EngineResult{Label: t.Label, URL: v.URL, Engine: v.Engine.Name(), Samples: map[string]Sample{}}
+func measureEngine(ctx context.Context, t Target, v *bench.Volume, ops []Op, bt Benchtime, progress io.Writer) (EngineResult, error) {
+	res := EngineResult{Label: t.Label, URL: v.URL, Engine: v.Engine.Name(), Samples: map[string]Sample{}}
 	res.Version = bench.EngineVersion(v.Engine.Name())
 	if v.Formatted {
 		res.Note = "formatted a throw-away volume here; it is left in place"

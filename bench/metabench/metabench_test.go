@@ -2,6 +2,7 @@ package metabench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,7 +59,9 @@ func BenchmarkMeta(b *testing.B) {
 			b.Error(err)
 		}
 	}()
-	b.Logf("engine %s at %s; caches: %s", v.Engine.Name(), v.URL, Caches)
+	// Configuration lines in go test's "key: value" form, which benchstat
+	// keeps with the results.
+	fmt.Printf("engine: %s %s\ncaches: %s\n", v.Engine.Name(), v.URL, Caches)
 	for _, op := range Ops() {
 		b.Run(op.Name, func(b *testing.B) {
 			b.StopTimer()
