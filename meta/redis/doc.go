@@ -18,6 +18,7 @@
 //	P:c<ino>:<idx>   chunk: list of packed slice records, oldest first
 //	P:cl<ino>        set of the chunk indexes that have a list
 //	P:dead           dead slices: sorted set, score id, member "id:size"
+//	P:refs           hash: slice id -> records naming it
 //	P:sessions       sorted set: session id -> last heartbeat (Unix s)
 //	P:sessinfo       hash: session id -> SessionInfo, JSON
 //	P:o<sid>         orphans of a session: set of inos

@@ -16,6 +16,7 @@ import (
 // run twice, so the caller sees the error instead.
 type Engine struct {
 	rdb     *goredis.Client
+	url     string // as given to Open, to open another client in tests
 	prefix  string
 	where   string
 	scripts map[string]*script
@@ -38,7 +39,7 @@ func Open(ctx context.Context, rawURL string) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load Lua scripts: %w", err)
 	}
-	e := &Engine{prefix: c.prefix, where: c.where, scripts: scripts, stats: &counters{}, log: slog.Default()}
+	e := &Engine{url: rawURL, prefix: c.prefix, where: c.where, scripts: scripts, stats: &counters{}, log: slog.Default()}
 	e.rdb = goredis.NewClient(c.opts)
 	e.rdb.AddHook(rttHook{e.stats})
 	if err := e.checkServer(ctx); err != nil {

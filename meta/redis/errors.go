@@ -37,8 +37,7 @@ var errnos = map[string]error{
 func (e *Engine) fail(op string, err error) error {
 	var rerr goredis.Error
 	if errors.As(err, &rerr) {
-		msg := rerr.Error()
-		code, rest, _ := strings.Cut(msg, " ")
+		code, rest, _ := strings.Cut(scriptError(rerr), " ")
 		if sentinel, ok := errnos[code]; ok {
 			if rest != "" {
 				return fmt.Errorf("redis %s: %s: %w", op, rest, sentinel)
@@ -47,4 +46,10 @@ func (e *Engine) fail(op string, err error) error {
 		}
 	}
 	return fmt.Errorf("redis %s on %s: %w", op, e.where, err)
+}
+
+// scriptError is the message a script failed with; some servers put "ERR "
+// in front of a message that has no error code of its own.
+func scriptError(err goredis.Error) string {
+	return strings.TrimPrefix(err.Error(), "ERR ")
 }

@@ -28,7 +28,7 @@ func (e *Engine) Init(ctx context.Context, f meta.Format, force bool) error {
 	_, err = e.call(ctx, "init", meta.RootCred, setting, forced, encodeAttr(&root), f.Capacity, f.Inodes)
 	var rerr goredis.Error
 	if errors.As(err, &rerr) {
-		msg := rerr.Error()
+		msg := scriptError(rerr)
 		switch {
 		case strings.HasPrefix(msg, "FORMATTED "):
 			var old meta.Format

@@ -83,9 +83,6 @@ func (e *Engine) Rename(ctx context.Context, cred meta.Cred, srcParent meta.Ino,
 		return 0, meta.Attr{}, 0, meta.ErrInvalid
 	}
 	for _, n := range []string{srcName, dstName} {
-		if n == "." || n == ".." {
-			return 0, meta.Attr{}, 0, meta.ErrBusy
-		}
 		if err := meta.CheckName(n); err != nil {
 			return 0, meta.Attr{}, 0, err
 		}

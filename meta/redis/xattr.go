@@ -10,26 +10,47 @@ import (
 	"cairn/meta"
 )
 
-// GetXattr reads one extended attribute: one HGET.
+// GetXattr reads one extended attribute: HGET and EXISTS of the inode in
+// one pipeline, to tell a missing attribute from a missing inode.
 func (e *Engine) GetXattr(ctx context.Context, ino meta.Ino, name string) ([]byte, error) {
-	v, err := e.rdb.HGet(ctx, e.key("x", uint64(ino)), name).Bytes()
+	var value *goredis.StringCmd
+	var exists *goredis.IntCmd
+	_, err := e.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		value = p.HGet(ctx, e.key("x", uint64(ino)), name)
+		exists = p.Exists(ctx, e.key("i", uint64(ino)))
+		return nil
+	})
+	if err != nil && !errors.Is(err, goredis.Nil) {
+		return nil, e.fail("getxattr", err)
+	}
+	if exists.Val() == 0 {
+		return nil, meta.ErrNotFound
+	}
+	v, err := value.Bytes()
 	if errors.Is(err, goredis.Nil) {
 		return nil, meta.ErrNoAttr
 	}
-	if err != nil {
-		return nil, e.fail("getxattr", err)
-	}
-	return v, nil
+	return v, err
 }
 
 // ListXattr lists the names of an inode's extended attributes, sorted.
 func (e *Engine) ListXattr(ctx context.Context, ino meta.Ino) ([]string, error) {
-	names, err := e.rdb.HKeys(ctx, e.key("x", uint64(ino))).Result()
+	var names *goredis.StringSliceCmd
+	var exists *goredis.IntCmd
+	_, err := e.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		names = p.HKeys(ctx, e.key("x", uint64(ino)))
+		exists = p.Exists(ctx, e.key("i", uint64(ino)))
+		return nil
+	})
 	if err != nil {
 		return nil, e.fail("listxattr", err)
 	}
-	sort.Strings(names)
-	return names, nil
+	if exists.Val() == 0 {
+		return nil, meta.ErrNotFound
+	}
+	out := names.Val()
+	sort.Strings(out)
+	return out, nil
 }
 
 // SetXattr sets an extended attribute, see meta.Engine.
@@ -57,10 +78,7 @@ func (e *Engine) RemoveXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, 
 }
 
 func checkXattr(name string) error {
-	if name == "" {
-		return meta.ErrInvalid
-	}
-	if len(name) > meta.MaxXattrName {
+	if name == "" || len(name) > meta.MaxXattrName {
 		return meta.ErrRange
 	}
 	return nil

@@ -13,10 +13,6 @@ end
 redis.call('LTRIM', k, n, -1)
 redis.call('LPUSH', k, rec)
 redis.call('SADD', k_chunks(ino), d(idx))
-local keep = {}
-for _, r in ipairs(redis.call('LRANGE', k, 0, -1)) do
-  local _, id = struct.unpack(SFMT, r)
-  keep[id] = true
-end
-bury(gone, keep)
+ref(rec)
+for _, r in ipairs(gone) do unref(r) end
 return 1

@@ -107,21 +107,29 @@ local function check_quota(ds, di)
   return nil
 end
 
--- bury moves the slices of a chunk's list to the dead-slice queue, except
--- those in keep.
-local function bury(recs, keep)
-  for _, r in ipairs(recs) do
-    local _, id, size = struct.unpack(SFMT, r)
-    if id ~= 0 and not (keep and keep[id]) then
-      redis.call('ZADD', K_DEAD, d(id), d(id) .. ':' .. d(size))
-    end
+-- Slices may be shared by several records (copy_file_range writes a
+-- record of another file's slice): P:refs counts the records naming each
+-- slice, and a slice goes to the dead-slice queue with its last record.
+local K_REFS = P .. ':refs'
+
+local function ref(rec)
+  local _, id = struct.unpack(SFMT, rec)
+  if id ~= 0 then redis.call('HINCRBY', K_REFS, d(id), 1) end
+end
+
+local function unref(rec)
+  local _, id, size = struct.unpack(SFMT, rec)
+  if id == 0 then return end
+  if redis.call('HINCRBY', K_REFS, d(id), -1) <= 0 then
+    redis.call('HDEL', K_REFS, d(id))
+    redis.call('ZADD', K_DEAD, d(id), d(id) .. ':' .. d(size))
   end
 end
 
--- drop_chunk deletes chunk idx of ino and buries its slices.
+-- drop_chunk deletes chunk idx of ino and unreferences its slices.
 local function drop_chunk(ino, idx)
   local k = k_chunk(ino, idx)
-  bury(redis.call('LRANGE', k, 0, -1))
+  for _, r in ipairs(redis.call('LRANGE', k, 0, -1)) do unref(r) end
   redis.call('DEL', k)
   redis.call('SREM', k_chunks(ino), d(idx))
 end

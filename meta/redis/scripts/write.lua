@@ -16,6 +16,7 @@ local e = check_quota(ds, 0)
 if e then return fail(e) end
 local count = redis.call('RPUSH', k_chunk(ino, idx), rec)
 redis.call('SADD', k_chunks(ino), d(idx))
+ref(rec)
 a.ms, a.mn, a.cs, a.cn = ms, mn, ms, mn
 add_usage(ds, 0)
 return {put_attr(ino, a), count}
