@@ -221,13 +221,36 @@ func TestFinishWaitsAndReportsUploadErrors(t *testing.T) {
 	f := &failingStore{Store: object.NewMem("t")}
 	s := newTestStore(t, f, Config{BlockSize: 1000})
 	w := s.NewWriter(1)
-	w.WriteAt(make([]byte, 3000), 0)
+	data := pattern(11, 3000)
+	w.WriteAt(data, 0)
 	f.fail.Store(true)
 	err := w.Finish(context.Background(), 3000)
 	if err == nil || !errors.Is(err, errInjected) {
 		t.Errorf("Finish = %v, want the upload error", err)
 	}
+	f.fail.Store(false)
+	if err := w.Finish(context.Background(), 3000); err != nil {
+		t.Fatalf("Finish again once the store works: %v", err)
+	}
+	got := make([]byte, 3000)
+	if _, err := s.ReadAt(context.Background(), 1, 3000, got, 0); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("read after a retried Finish: %v, equal %v", err, bytes.Equal(got, data))
+	}
+	if used := s.Stats().BufferBytes; used != 0 {
+		t.Errorf("%d bytes still buffered", used)
+	}
+
+	w = s.NewWriter(2)
+	w.WriteAt(data, 0)
+	f.fail.Store(true)
+	if err := w.Finish(context.Background(), 3000); err == nil {
+		t.Fatal("Finish with a failing store succeeded")
+	}
 	w.Abort()
+	s.Close()
+	if used := s.Stats().BufferBytes; used != 0 {
+		t.Errorf("%d bytes still buffered after Abort", used)
+	}
 }
 
 var errInjected = errors.New("injected put failure")

@@ -22,7 +22,8 @@ type Writer struct {
 	flushed  int64 // highest FlushTo offset
 	uploads  []chan struct{}
 	uploaded map[int]int // block index -> length of the stored block
-	err      error       // first upload failure
+	failed   map[int]failedBlock
+	err      error // first upload failure since the last Finish
 	done     bool        // Finish succeeded or Abort was called
 }
 
@@ -33,13 +34,20 @@ type wblock struct {
 	reserved int64
 }
 
+// failedBlock is a block whose upload failed; its data is kept so that
+// Finish can try again.
+type failedBlock struct {
+	b *wblock
+	n int
+}
+
 // minGrowth is the smallest buffer a block gets, so that small writes do
 // not reallocate again and again.
 const minGrowth = 64 << 10
 
 // NewWriter starts slice id.
 func (s *Store) NewWriter(id uint64) *Writer {
-	return &Writer{s: s, id: id, blocks: make(map[int]*wblock), uploaded: make(map[int]int)}
+	return &Writer{s: s, id: id, blocks: make(map[int]*wblock), uploaded: make(map[int]int), failed: make(map[int]failedBlock)}
 }
 
 // ID is the slice id the Writer was started with.
@@ -122,9 +130,6 @@ func (w *Writer) FlushTo(off uint32) error {
 	if w.done {
 		return fmt.Errorf("flush slice %d: already finished", w.id)
 	}
-	if w.err != nil {
-		return w.err
-	}
 	if int64(off) > w.flushed {
 		w.flushed = int64(off)
 	}
@@ -143,6 +148,10 @@ func (w *Writer) sealLocked(idx, n int) {
 		b = &wblock{}
 	}
 	w.sealed = idx + 1
+	w.startUploadLocked(idx, n, b)
+}
+
+func (w *Writer) startUploadLocked(idx, n int, b *wblock) {
 	done := make(chan struct{})
 	w.uploads = append(w.uploads, done)
 	w.s.budget.uploadStarted()
@@ -170,22 +179,28 @@ func (w *Writer) upload(idx, n int, b *wblock, done chan struct{}) {
 	if err == nil && w.s.cfg.CacheWrites && w.s.disk != nil {
 		w.s.disk.put(key, raw)
 	}
-	b.buf = nil
-	w.s.budget.uploadDone(b.reserved)
-	w.mu.Lock()
 	if err != nil {
+		w.s.budget.uploadDone(0) // the data stays for another try
+		w.mu.Lock()
+		w.failed[idx] = failedBlock{b, n}
 		if w.err == nil {
 			w.err = fmt.Errorf("upload block %d of slice %d: %w", idx, w.id, err)
 		}
-	} else {
-		w.uploaded[idx] = n
+		w.mu.Unlock()
+		return
 	}
+	b.buf = nil
+	w.s.budget.uploadDone(b.reserved)
+	w.mu.Lock()
+	w.uploaded[idx] = n
 	w.mu.Unlock()
 }
 
 // Finish uploads the rest of the first length bytes and waits until every
 // block of the slice is stored. length must not be below an offset given to
-// FlushTo. On nil the slice is durable in the object store.
+// FlushTo. On nil the slice is durable in the object store. On an error the
+// data of the blocks that failed is kept: call Finish again to retry them,
+// or Abort.
 func (w *Writer) Finish(ctx context.Context, length uint32) error {
 	w.mu.Lock()
 	if w.done {
@@ -198,6 +213,11 @@ func (w *Writer) Finish(ctx context.Context, length uint32) error {
 	}
 	bs := w.s.cfg.BlockSize
 	nb := numBlocks(length, bs)
+	w.err = nil
+	for idx, f := range w.failed {
+		delete(w.failed, idx)
+		w.startUploadLocked(idx, f.n, f.b)
+	}
 	for w.sealed < nb {
 		w.sealLocked(w.sealed, blockLen(length, bs, w.sealed))
 	}
@@ -227,6 +247,10 @@ func (w *Writer) dropUnsealedLocked() {
 		w.s.budget.release(b.reserved)
 		delete(w.blocks, idx)
 	}
+	for idx, f := range w.failed {
+		w.s.budget.release(f.b.reserved)
+		delete(w.failed, idx)
+	}
 }
 
 // Abort drops the slice: its buffers are freed now, and the blocks already
@@ -251,6 +275,7 @@ func (w *Writer) Abort() {
 		w.mu.Lock()
 		uploaded := w.uploaded
 		w.uploaded = nil
+		w.dropUnsealedLocked() // blocks whose upload failed after Abort
 		w.mu.Unlock()
 		for idx, n := range uploaded {
 			if err := w.s.deleteBlock(context.Background(), blockKey(w.id, idx, n)); err != nil && !errors.Is(err, context.Canceled) {
