@@ -27,6 +27,8 @@ func Open(rawURL string) (meta.Engine, error) {
 		return kv.OpenMem(), nil
 	case "badger":
 		return kv.OpenBadgerURL(rawURL)
+	case "etcd":
+		return kv.OpenEtcdURL(rawURL)
 	case "sqlite3":
 		return metasql.OpenSQLite(rawURL)
 	case "redis", "rediss", "unix":
@@ -42,5 +44,5 @@ func Open(rawURL string) (meta.Engine, error) {
 
 // Schemes lists the URL schemes Open understands.
 func Schemes() []string {
-	return []string{"mem", "badger", "sqlite3", "redis", "rediss", "unix"}
+	return []string{"mem", "badger", "etcd", "sqlite3", "redis", "rediss", "unix"}
 }

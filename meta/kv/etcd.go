@@ -1,0 +1,238 @@
+package kv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// etcd's default limits: operations (and compares) per transaction, and
+// bytes per request. A transaction that would exceed them fails with a
+// clear error instead of being sent.
+const (
+	etcdMaxTxnOps      = 128
+	etcdMaxRequest     = 1536 << 10
+	etcdPage           = 512
+	etcdRequestTimeout = 5 * time.Second
+)
+
+// EtcdStore is a volume in an etcd v3 cluster. A transaction reads at one
+// revision (the first read's) and commits as one compare-and-swap: every
+// key it read must still have the revision it saw, and no key in a range
+// it scanned may be newer than that revision. So an operation costs its
+// reads (usually one request) plus one commit.
+type EtcdStore struct {
+	cli      *clientv3.Client
+	requests atomic.Uint64
+}
+
+var _ Store = (*EtcdStore)(nil)
+
+func (s *EtcdStore) Name() string       { return "etcd" }
+func (s *EtcdStore) RoundTrips() uint64 { return s.requests.Load() }
+func (s *EtcdStore) Close() error       { return s.cli.Close() }
+
+func (s *EtcdStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
+	tx := &etcdTx{s: s, ctx: ctx, reads: map[string]int64{}, writes: map[string][]byte{}, deletes: map[string]bool{}}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.commit()
+}
+
+// call runs one request with the per-request timeout, counts it and turns
+// the errors that mean "no cluster" into one clear message.
+func (s *EtcdStore) call(ctx context.Context, f func(ctx context.Context) error) error {
+	s.requests.Add(1)
+	ctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), etcdRequestTimeout)
+	defer cancel()
+	err := f(ctx)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, rpctypes.ErrCompacted) || errors.Is(err, rpctypes.ErrFutureRev) {
+		return fmt.Errorf("etcd: revision gone: %w", ErrTxnConflict)
+	}
+	if errors.Is(err, rpctypes.ErrNoLeader) || errors.Is(err, context.DeadlineExceeded) ||
+		status.Code(err) == codes.Unavailable || status.Code(err) == codes.DeadlineExceeded {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			return err
+		}
+		return fmt.Errorf("etcd cluster %s unavailable (quorum lost or no member reachable; check that a majority of members is up): %w",
+			strings.Join(s.cli.Endpoints(), ","), err)
+	}
+	return fmt.Errorf("etcd: %w", err)
+}
+
+// etcdTx buffers writes and remembers what it read for the commit's
+// compares.
+type etcdTx struct {
+	s       *EtcdStore
+	ctx     context.Context
+	rev     int64            // revision all reads see; 0 before the first
+	reads   map[string]int64 // key -> mod revision seen (0: missing)
+	ranges  [][2]string      // scanned [begin, end)
+	writes  map[string][]byte
+	deletes map[string]bool
+}
+
+func (t *etcdTx) readOpts() []clientv3.OpOption {
+	if t.rev == 0 {
+		return nil
+	}
+	return []clientv3.OpOption{clientv3.WithRev(t.rev)}
+}
+
+func (t *etcdTx) noteRev(rev int64) {
+	if t.rev == 0 {
+		t.rev = rev
+	}
+}
+
+func (t *etcdTx) Get(key []byte) ([]byte, error) {
+	vs, err := t.BatchGet([][]byte{key})
+	if err != nil {
+		return nil, err
+	}
+	return vs[0], nil
+}
+
+func (t *etcdTx) BatchGet(keys [][]byte) ([][]byte, error) {
+	out := make([][]byte, len(keys))
+	var idx []int
+	for i, k := range keys {
+		if v, ok := t.writes[string(k)]; ok {
+			out[i] = append([]byte{}, v...)
+		} else if !t.deletes[string(k)] {
+			idx = append(idx, i)
+		}
+	}
+	for len(idx) > 0 {
+		batch := idx[:min(len(idx), etcdMaxTxnOps)]
+		idx = idx[len(batch):]
+		ops := make([]clientv3.Op, len(batch))
+		for j, i := range batch {
+			ops[j] = clientv3.OpGet(string(keys[i]), t.readOpts()...)
+		}
+		var resp *clientv3.TxnResponse
+		err := t.s.call(t.ctx, func(ctx context.Context) (err error) {
+			resp, err = t.s.cli.Txn(ctx).Then(ops...).Commit()
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		t.noteRev(resp.Header.Revision)
+		for j, i := range batch {
+			kvs := resp.Responses[j].GetResponseRange().Kvs
+			t.reads[string(keys[i])] = 0
+			if len(kvs) > 0 {
+				out[i] = kvs[0].Value
+				if out[i] == nil {
+					out[i] = []byte{}
+				}
+				t.reads[string(keys[i])] = kvs[0].ModRevision
+			}
+		}
+	}
+	return out, nil
+}
+
+func (t *etcdTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
+	var out []KeyValue
+	from := string(begin)
+	for {
+		page := etcdPage
+		if limit > 0 {
+			page = min(page, limit-len(out))
+		}
+		var resp *clientv3.GetResponse
+		err := t.s.call(t.ctx, func(ctx context.Context) (err error) {
+			opts := append(t.readOpts(), clientv3.WithRange(string(end)), clientv3.WithLimit(int64(page)))
+			resp, err = t.s.cli.Get(ctx, from, opts...)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		t.noteRev(resp.Header.Revision)
+		for _, kv := range resp.Kvs {
+			t.reads[string(kv.Key)] = kv.ModRevision
+			v := kv.Value
+			if v == nil {
+				v = []byte{}
+			}
+			out = append(out, KeyValue{Key: kv.Key, Value: v})
+		}
+		if !resp.More || (limit > 0 && len(out) >= limit) {
+			scanned := string(end)
+			if resp.More {
+				scanned = string(after(out[len(out)-1].Key))
+			}
+			t.ranges = append(t.ranges, [2]string{string(begin), scanned})
+			return out, nil
+		}
+		from = string(after(resp.Kvs[len(resp.Kvs)-1].Key))
+	}
+}
+
+func (t *etcdTx) Put(key, value []byte) {
+	delete(t.deletes, string(key))
+	t.writes[string(key)] = append([]byte{}, value...)
+}
+
+func (t *etcdTx) Delete(key []byte) {
+	delete(t.writes, string(key))
+	t.deletes[string(key)] = true
+}
+
+func (t *etcdTx) commit() error {
+	if len(t.writes) == 0 && len(t.deletes) == 0 {
+		return nil
+	}
+	var cmps []clientv3.Cmp
+	size := 0
+	for k, rev := range t.reads {
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", rev))
+		size += len(k) + 16
+	}
+	for _, r := range t.ranges {
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(r[0]), "<", t.rev+1).WithRange(r[1]))
+		size += len(r[0]) + len(r[1]) + 16
+	}
+	var ops []clientv3.Op
+	for k, v := range t.writes {
+		ops = append(ops, clientv3.OpPut(k, string(v)))
+		size += len(k) + len(v) + 16
+	}
+	for k := range t.deletes {
+		ops = append(ops, clientv3.OpDelete(k))
+		size += len(k) + 16
+	}
+	if len(cmps) > etcdMaxTxnOps || len(ops) > etcdMaxTxnOps {
+		return fmt.Errorf("etcd transaction too large: %d compares and %d writes, etcd allows %d each", len(cmps), len(ops), etcdMaxTxnOps)
+	}
+	if size > etcdMaxRequest {
+		return fmt.Errorf("etcd transaction too large: about %d bytes, etcd accepts %d per request", size, etcdMaxRequest)
+	}
+	var resp *clientv3.TxnResponse
+	err := t.s.call(t.ctx, func(ctx context.Context) (err error) {
+		resp, err = t.s.cli.Txn(ctx).If(cmps...).Then(ops...).Commit()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !resp.Succeeded {
+		return fmt.Errorf("etcd: keys changed since revision %d: %w", t.rev, ErrTxnConflict)
+	}
+	return nil
+}
