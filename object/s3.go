@@ -159,7 +159,7 @@ func (s *S3) Put(ctx context.Context, key string, data []byte) error {
 		return err
 	}
 	_, err := s.client.PutObject(ctx, s.bucket, s.prefix+key, bytes.NewReader(data), int64(len(data)),
-		minio.PutObjectOptions{ContentType: "application/octet-stream", DisableMultipart: true})
+		minio.PutObjectOptions{ContentType: "application/octet-stream", DisableMultipart: true, DisableContentSha256: true})
 	if err != nil {
 		return s.s3Error("put", key, err)
 	}
