@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -40,9 +41,18 @@ func Open(ctx context.Context, rawURL string) (*Engine, error) {
 		return nil, fmt.Errorf("load Lua scripts: %w", err)
 	}
 	e := &Engine{url: rawURL, prefix: c.prefix, where: c.where, scripts: scripts, stats: &counters{}, log: slog.Default()}
+	quietGoRedis()
 	e.rdb = goredis.NewClient(c.opts)
 	e.rdb.AddHook(rttHook{e.stats})
+	// Whatever answers must answer soon: a server that accepts and stays
+	// silent is not one to wait for.
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
 	if err := e.checkServer(ctx); err != nil {
+		e.rdb.Close()
+		return nil, err
+	}
+	if err := e.loadAll(ctx); err != nil {
 		e.rdb.Close()
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func (e *Engine) Load(ctx context.Context) (meta.Format, error) {
 	if errors.Is(err, goredis.Nil) {
 		n, err := e.rdb.DBSize(ctx).Result()
 		if err == nil && n > 0 {
-			return f, fmt.Errorf("%w: %w", meta.ErrNotFormatted, e.foreign())
+			return f, fmt.Errorf("Redis database %s holds keys but no cairn volume with prefix %q: %w", e.where, e.prefix, meta.ErrNotFormatted)
 		}
 		return f, meta.ErrNotFormatted
 	}

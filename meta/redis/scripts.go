@@ -107,3 +107,18 @@ func (e *Engine) callAt(ctx context.Context, name string, cred meta.Cred, now ti
 	}
 	return r, nil
 }
+
+// loadAll puts every script into the server's cache in one pipeline, so
+// that operations cost one EVALSHA from the first call on.
+func (e *Engine) loadAll(ctx context.Context) error {
+	_, err := e.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		for _, s := range e.scripts {
+			p.ScriptLoad(ctx, s.src)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("load scripts into Redis at %s: %w", e.where, err)
+	}
+	return nil
+}
