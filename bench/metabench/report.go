@@ -77,7 +77,7 @@ func (r *Report) WriteMarkdown(w io.Writer, charts map[string]string) error {
 		cell := Micros(s.NsPerOp())
 		if e.Label != first {
 			if base.N > 0 && base.NsPerOp() > 0 {
-				cell += fmt.Sprintf(" (%.1f)", s.NsPerOp()/base.NsPerOp())
+				cell += " (" + multiple(s.NsPerOp()/base.NsPerOp()) + ")"
 			} else {
 				cell += " (—)"
 			}
@@ -96,7 +96,7 @@ func (r *Report) WriteMarkdown(w io.Writer, charts map[string]string) error {
 		b.WriteString("\n## Charts\n\n")
 		for _, g := range Groups {
 			if p, ok := charts[g]; ok {
-				fmt.Fprintf(&b, "![%s](%s)\n\n", g, p)
+				fmt.Fprintf(&b, "![%s](%s)\n", g, p)
 			}
 		}
 	}
@@ -127,6 +127,15 @@ func (r *Report) table(b *strings.Builder, cell func(e EngineResult, op string, 
 		}
 		b.WriteString("\n")
 	}
+}
+
+// multiple formats a ratio as the seed does, to one decimal, but keeps two
+// significant digits below 1 so that a much faster engine does not read 0.0.
+func multiple(x float64) string {
+	if x >= 0.95 || x == 0 {
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 2, 64)
 }
 
 func orUnknown(s string) string {

@@ -149,3 +149,11 @@ func TestParseTargets(t *testing.T) {
 		}
 	}
 }
+
+func TestMultiple(t *testing.T) {
+	for x, want := range map[float64]string{2.04: "2.0", 1: "1.0", 0.96: "1.0", 0.5: "0.5", 0.018: "0.018", 0.123: "0.12", 0: "0.0", 96.04: "96.0"} {
+		if got := multiple(x); got != want {
+			t.Errorf("multiple(%v) = %q, want %q", x, got, want)
+		}
+	}
+}

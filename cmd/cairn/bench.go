@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"cairn/bench/fsbench"
@@ -59,6 +60,7 @@ func runBenchEngines(args []string) error {
 	if err != nil {
 		return err
 	}
+	rep.Env.Cairn, _, _ = strings.Cut(versionString(), " "+runtime.Version())
 	if *report != "" {
 		if err := writeEngineReport(rep, *report); err != nil {
 			return err
