@@ -46,7 +46,7 @@ func Mount(v *vfs.VFS, mountpoint string, o Options) (*gofuse.Server, error) {
 		EnableSymlinkCaching: true,
 		Debug:                o.Debug,
 		DisableXAttrs:        false,
-		IgnoreSecurityLabels: false,
+		IgnoreSecurityLabels: true, // the kernel asks security.capability on every write
 		PanicHandler: func(p any) gofuse.Status {
 			fmt.Fprintf(os.Stderr, "cairn: panic in a FUSE request: %v\n", p)
 			return gofuse.EIO

@@ -3,6 +3,7 @@ package vfs
 import (
 	"context"
 	"errors"
+	"strings"
 	"syscall"
 	"time"
 
@@ -144,7 +145,36 @@ func (v *VFS) SetXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, name s
 	if len(value) > meta.MaxXattrValue {
 		return syscall.E2BIG
 	}
+	cred, err := v.xattrCred(ctx, cred, ino, name)
+	if err != nil {
+		return err
+	}
 	return v.client.SetXattr(ctx, cred, ino, name, value, flags)
+}
+
+// xattrCred applies Linux's rule for changing extended attributes in the
+// user namespace — write permission on the inode, not ownership — and
+// returns the identity to hand the engine. The engine's contract lets
+// only the owner or root change xattrs; for a permitted user.* change
+// the engine gets root's identity, since the permission check is done.
+func (v *VFS) xattrCred(ctx context.Context, cred meta.Cred, ino meta.Ino, name string) (meta.Cred, error) {
+	if cred.Uid == 0 || !strings.HasPrefix(name, "user.") {
+		return cred, nil
+	}
+	a, err := v.client.GetAttr(ctx, ino)
+	if err != nil {
+		return cred, err
+	}
+	if a.Type != meta.TypeFile && a.Type != meta.TypeDirectory {
+		return cred, meta.ErrNotPermitted
+	}
+	if err := meta.Access(&a, cred, meta.MayWrite); err != nil {
+		return cred, err
+	}
+	if a.Type == meta.TypeDirectory && a.Mode&01000 != 0 && cred.Uid != a.Uid {
+		return cred, meta.ErrNotPermitted // sticky directories: owner only
+	}
+	return meta.RootCred, nil
 }
 
 func (v *VFS) RemoveXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, name string) error {
@@ -153,6 +183,10 @@ func (v *VFS) RemoveXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, nam
 	}
 	if ino == StatsIno {
 		return meta.ErrNotPermitted
+	}
+	cred, err := v.xattrCred(ctx, cred, ino, name)
+	if err != nil {
+		return err
 	}
 	return v.client.RemoveXattr(ctx, cred, ino, name)
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -23,9 +25,17 @@ func runUmount(args []string) error {
 	if err != nil {
 		return err
 	}
-	mountpoint, err := checkMountpoint(pos[0])
+	// A mount whose process died fails stat (ENOTCONN), so the mount
+	// table decides, not the directory.
+	mountpoint, err := filepath.Abs(pos[0])
 	if err != nil {
-		return err
+		return fmt.Errorf("mountpoint %q: %w", pos[0], err)
+	}
+	if mounted, err := isMounted(mountpoint); err == nil && !mounted {
+		if _, serr := os.Stat(mountpoint); serr != nil {
+			return fmt.Errorf("%s does not exist", mountpoint)
+		}
+		return fmt.Errorf("%s is not mounted", mountpoint)
 	}
 	tool, err := exec.LookPath("fusermount3")
 	if err != nil {
@@ -51,4 +61,28 @@ func runUmount(args []string) error {
 		return fmt.Errorf("unmount %s: %s", mountpoint, msg)
 	}
 	return nil
+}
+
+// isMounted reports whether dir is a mount point, from /proc/self/mountinfo
+// (whose fifth field is the mount point, with spaces escaped as \040).
+func isMounted(dir string) (bool, error) {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return false, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 5 {
+			continue
+		}
+		if unescapeMount(fields[4]) == dir {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func unescapeMount(s string) string {
+	r := strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`)
+	return r.Replace(s)
 }
