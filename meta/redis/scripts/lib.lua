@@ -83,6 +83,13 @@ local function add_entry(dir, name, t, ino)
   redis.call('ZADD', k_dir(dir), 0, name .. '\0' .. struct.pack('>BI8', t, ino))
 end
 
+-- push_all appends values to list k, in batches that fit Lua's stack.
+local function push_all(k, values)
+  for i = 1, #values, 1000 do
+    redis.call('RPUSH', k, unpack(values, i, math.min(i + 999, #values)))
+  end
+end
+
 -- space is what an inode adds to the volume's used space.
 local function space(a)
   if a.t ~= TFILE then return 0 end

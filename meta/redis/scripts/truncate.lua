@@ -13,17 +13,32 @@ local ds = space(a) - old
 e = check_quota(ds, 0)
 if e then return fail(e) end
 if len < oldlen then
-  -- Chunks wholly past the new end go; the one it cuts gets a hole record
-  -- so that growing the file again shows zeros there.
+  -- Chunks wholly past the new end go; in the one the end cuts, every
+  -- record is cut there, so that growing the file again shows zeros.
   local first = math.ceil(len / CHUNK)
   for _, m in ipairs(redis.call('SMEMBERS', k_chunks(ino))) do
     if tonumber(m) >= first then drop_chunk(ino, tonumber(m)) end
   end
-  local cut = len % CHUNK
-  local idx = math.floor(len / CHUNK)
+  local cut, idx = len % CHUNK, math.floor(len / CHUNK)
   if cut ~= 0 and redis.call('SISMEMBER', k_chunks(ino), d(idx)) == 1 then
-    local stop = math.min(CHUNK, oldlen - idx * CHUNK)
-    redis.call('RPUSH', k_chunk(ino, idx), struct.pack(SFMT, cut, 0, 0, 0, stop - cut))
+    local k = k_chunk(ino, idx)
+    local kept = {}
+    for _, r in ipairs(redis.call('LRANGE', k, 0, -1)) do
+      local pos, id, size, off, n = struct.unpack(SFMT, r)
+      if pos >= cut then
+        unref(r)
+      elseif pos + n > cut then
+        kept[#kept + 1] = struct.pack(SFMT, pos, id, size, off, cut - pos)
+      else
+        kept[#kept + 1] = r
+      end
+    end
+    redis.call('DEL', k)
+    if #kept > 0 then
+      push_all(k, kept)
+    else
+      redis.call('SREM', k_chunks(ino), d(idx))
+    end
   end
 end
 touch_mc(a)
