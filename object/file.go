@@ -84,7 +84,9 @@ func (f *File) Put(ctx context.Context, key string, data []byte) error {
 	p := f.path(key)
 	dir := filepath.Dir(p)
 	tmp, err := os.CreateTemp(dir, tempPrefix)
-	if errors.Is(err, fs.ErrNotExist) {
+	// A Delete may remove the emptied directory between MkdirAll and
+	// CreateTemp; try a few times.
+	for try := 0; try < 5 && errors.Is(err, fs.ErrNotExist); try++ {
 		if err = os.MkdirAll(dir, 0o755); err == nil {
 			tmp, err = os.CreateTemp(dir, tempPrefix)
 		}
@@ -191,6 +193,13 @@ func (f *File) Delete(ctx context.Context, key string) error {
 	err := os.Remove(p)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("delete %s: %w", key, err)
+	}
+	// Remove the directories the key emptied; a directory that is not
+	// empty, or that a Put is filling again, stays.
+	for dir := filepath.Dir(p); dir != f.root && strings.HasPrefix(dir, f.root); dir = filepath.Dir(dir) {
+		if os.Remove(dir) != nil {
+			break
+		}
 	}
 	return nil
 }

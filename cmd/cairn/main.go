@@ -23,13 +23,14 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"format":  formatCommand(),
-		"mount":   mountCommand(),
-		"umount":  umountCommand(),
-		"status":  statusCommand(),
-		"version": versionCommand(),
-		"bench":   benchCommand(),
-		"mdtest":  mdtestCommand(),
+		"format":   formatCommand(),
+		"mount":    mountCommand(),
+		"umount":   umountCommand(),
+		"status":   statusCommand(),
+		"version":  versionCommand(),
+		"bench":    benchCommand(),
+		"mdtest":   mdtestCommand(),
+		"objbench": objbenchCommand(),
 	}
 }
 
