@@ -23,7 +23,7 @@ type Config struct {
 	// Additions beyond the agreed API:
 
 	// MemCacheSize bounds the recently read blocks kept in memory, default
-	// Readahead + 4 blocks.
+	// 64 MiB or Readahead + 4 blocks, whichever is more.
 	MemCacheSize int64
 	// CacheWrites also puts every uploaded block into the disk cache, so
 	// that reading back what was just written does not go to the store.
@@ -69,7 +69,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Readahead = 0
 	}
 	if c.MemCacheSize <= 0 {
-		c.MemCacheSize = int64(c.Readahead) + 4*int64(c.BlockSize)
+		c.MemCacheSize = max(64<<20, int64(c.Readahead)+4*int64(c.BlockSize))
 	}
 	return c, nil
 }

@@ -7,21 +7,23 @@ import (
 
 // Stats are counters since the Store was opened.
 type Stats struct {
-	Puts, PutErrors  int64 // block uploads
-	Gets, GetErrors  int64 // block downloads from the object store
-	Deletes          int64
-	PutNanos         int64 // time spent in object Put
-	GetNanos         int64 // time spent in object Get
-	BytesUp          int64 // stored bytes (after compression) uploaded
-	BytesDown        int64 // stored bytes downloaded
-	MemHits          int64 // blocks found in the in-memory cache
-	CacheHits        int64 // blocks found in the disk cache
-	CacheMisses      int64 // blocks fetched from the object store
-	Prefetches       int64 // blocks fetched ahead of a sequential reader
-	Corrupt          int64 // blocks that failed their checksum
-	CacheBytes       int64 // bytes in the disk cache now
-	CacheWriteErrors int64 // failed writes to the disk cache
-	BufferBytes      int64 // writer memory in use now
+	Puts             int64 `json:"puts"` // block uploads
+	PutErrors        int64 `json:"put_errors"`
+	Gets             int64 `json:"gets"` // block downloads from the object store
+	GetErrors        int64 `json:"get_errors"`
+	Deletes          int64 `json:"deletes"`
+	PutNanos         int64 `json:"put_nanos"`          // time spent in object Put
+	GetNanos         int64 `json:"get_nanos"`          // time spent in object Get
+	BytesUp          int64 `json:"bytes_up"`           // stored bytes (after compression) uploaded
+	BytesDown        int64 `json:"bytes_down"`         // stored bytes downloaded
+	MemHits          int64 `json:"mem_hits"`           // blocks found in the in-memory cache
+	CacheHits        int64 `json:"cache_hits"`         // blocks found in the disk cache
+	CacheMisses      int64 `json:"cache_misses"`       // blocks fetched from the object store
+	Prefetches       int64 `json:"prefetches"`         // blocks fetched ahead of a sequential reader
+	Corrupt          int64 `json:"corrupt"`            // blocks that failed their checksum
+	CacheBytes       int64 `json:"cache_bytes"`        // bytes in the disk cache now
+	CacheWriteErrors int64 `json:"cache_write_errors"` // failed writes to the disk cache
+	BufferBytes      int64 `json:"buffer_bytes"`       // writer memory in use now
 }
 
 type counters struct {

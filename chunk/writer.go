@@ -24,7 +24,7 @@ type Writer struct {
 	uploaded map[int]int // block index -> length of the stored block
 	failed   map[int]failedBlock
 	err      error // first upload failure since the last Finish
-	done     bool        // Finish succeeded or Abort was called
+	done     bool  // Finish succeeded or Abort was called
 }
 
 // wblock is one block being filled. buf grows on demand up to the block
