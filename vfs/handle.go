@@ -20,7 +20,6 @@ type handle struct {
 	stats []byte // the .stats snapshot
 
 	mu        sync.Mutex
-	usedPosix bool // took a byte-range lock: release them on flush
 	usedFlock bool // took a flock: release it on release
 }
 
@@ -177,10 +176,9 @@ func (v *VFS) Flush(ctx context.Context, fh uint64, lockOwner uint64) error {
 	if h.file != nil {
 		ferr = v.flush(ctx, h.file)
 	}
-	h.mu.Lock()
-	posix := h.usedPosix
-	h.mu.Unlock()
-	if posix {
+	// POSIX: closing any descriptor of a file drops all the locks the
+	// process (lock owner) holds on it, whichever descriptor took them.
+	if v.forgetLockOwner(h.ino, lockOwner) {
 		l := meta.Lock{Type: meta.LockUnlock, Start: 0, End: ^uint64(0)}
 		if err := v.client.SetLk(ctx, h.ino, lockOwner, l); err != nil && ferr == nil {
 			ferr = fmt.Errorf("release locks: %w", err)

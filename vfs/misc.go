@@ -227,9 +227,7 @@ func (v *VFS) SetLk(ctx context.Context, fh uint64, owner uint64, l meta.Lock, w
 		return syscall.EBADF
 	}
 	if l.Type != meta.LockUnlock {
-		h.mu.Lock()
-		h.usedPosix = true
-		h.mu.Unlock()
+		v.rememberLockOwner(h.ino, owner)
 	}
 	return poll(ctx, wait, func() error { return v.client.SetLk(ctx, h.ino, owner, l) })
 }
@@ -250,4 +248,32 @@ func poll(ctx context.Context, wait bool, try func() error) error {
 		}
 		delay = min(delay*2, 500*time.Millisecond)
 	}
+}
+
+// rememberLockOwner notes that owner took a byte-range lock on ino here.
+func (v *VFS) rememberLockOwner(ino meta.Ino, owner uint64) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	m := v.lockOwners[ino]
+	if m == nil {
+		m = make(map[uint64]bool)
+		v.lockOwners[ino] = m
+	}
+	m[owner] = true
+}
+
+// forgetLockOwner reports whether owner may hold byte-range locks on ino,
+// and forgets it.
+func (v *VFS) forgetLockOwner(ino meta.Ino, owner uint64) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	m := v.lockOwners[ino]
+	if !m[owner] {
+		return false
+	}
+	delete(m, owner)
+	if len(m) == 0 {
+		delete(v.lockOwners, ino)
+	}
+	return true
 }

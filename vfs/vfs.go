@@ -58,6 +58,7 @@ type VFS struct {
 	handles    map[uint64]*handle
 	nextFh     uint64
 	compacting map[compactKey]bool
+	lockOwners map[meta.Ino]map[uint64]bool // who took byte-range locks here
 
 	stop chan struct{}
 	bg   sync.WaitGroup
@@ -76,6 +77,7 @@ func New(client *meta.Client, store *chunk.Store, format meta.Format, cfg Config
 		handles:    make(map[uint64]*handle),
 		nextFh:     1,
 		compacting: make(map[compactKey]bool),
+		lockOwners: make(map[meta.Ino]map[uint64]bool),
 		stop:       make(chan struct{}),
 	}
 	v.bg.Add(1)
