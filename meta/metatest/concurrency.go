@@ -17,7 +17,8 @@ import (
 // database as e (another connection, as a second machine would open), and
 // registers its own cleanup. Eight goroutines per client create, link,
 // rename, write, truncate and delete in one directory with a small set of
-// names, so that they collide constantly. Only the errors the collisions
+// names, so that they collide constantly; others compact the slice lists
+// being written. Only the errors the collisions
 // explain are accepted (ENOENT, EEXIST, ENOTEMPTY, ENOTDIR, EISDIR, EPERM
 // for a link to a directory); afterwards Verify must find every counter
 // exact, seen from either client.
@@ -174,7 +175,7 @@ func (r *racer) orphan(ino meta.Ino) {
 
 func (r *racer) step() {
 	root := meta.RootCred
-	switch op := r.rng.Intn(10); op {
+	switch op := r.rng.Intn(11); op {
 	case 0, 1:
 		if ino := r.ino(); ino != 0 {
 			_, err := r.e.Mknod(r.ctx, root, r.dir, r.name(), ino, meta.TypeFile, 0644, 0, "")
@@ -233,6 +234,28 @@ func (r *racer) step() {
 			_, err = r.e.Truncate(r.ctx, root, ino, uint64(r.rng.Intn(200000)))
 			r.ok(err, "truncate", meta.ErrNotFound)
 		}
+	case 10:
+		// Compact the first records of chunk 0 while others write to it.
+		ino, a, err := r.e.Lookup(r.ctx, r.dir, r.name())
+		if !r.ok(err, "lookup", meta.ErrNotFound) || a.Type != meta.TypeFile {
+			return
+		}
+		list, err := r.e.Read(r.ctx, ino, 0)
+		if !r.ok(err, "read", meta.ErrNotFound) || len(list) < 2 {
+			return
+		}
+		old := list[:2]
+		start, end := old[0].Pos, old[0].Pos+old[0].Len
+		for _, s := range old[1:] {
+			start, end = min(start, s.Pos), max(end, s.Pos+s.Len)
+		}
+		id, err := r.e.NextSlices(r.ctx, 1)
+		if err != nil {
+			r.fail("NextSlices: %v", err)
+			return
+		}
+		merged := meta.Slice{Pos: start, ID: id, Size: end - start, Len: end - start}
+		r.ok(r.e.Compact(r.ctx, ino, 0, old, merged), "compact", meta.ErrConflict, meta.ErrNotFound)
 	case 9:
 		ents, err := r.e.Readdir(r.ctx, r.dir, "", 100, r.rng.Intn(2) == 0)
 		if r.ok(err, "readdir") {

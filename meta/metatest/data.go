@@ -84,6 +84,16 @@ func dataEnd(list []meta.Slice) uint32 {
 	return end
 }
 
+// visible reports whether s is one of list's visible records, uncut.
+func visible(list []meta.Slice, s meta.Slice) bool {
+	for _, v := range meta.View(list) {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
 func testTruncateDown(x *env) {
 	f := x.create(meta.RootIno, "f")
 	x.write(f, 0, 0, 10000)
@@ -106,6 +116,15 @@ func testTruncateDown(x *env) {
 	if u := x.usage(); u.Space != 8192 {
 		x.t.Errorf("Usage.Space = %d after truncating the only file to 5000, want 8192", u.Space)
 	}
+	// A write past the new end must not uncover the cut bytes between.
+	s := x.write(f, 0, 8000, 1000)
+	if list := x.read(f, 0); !holeAt(list, 5000, 8000) {
+		x.t.Errorf("after Truncate to 5000 and a write at 8000, [5000,8000) shows old data: %+v", meta.View(list))
+	} else if !visible(list, s) {
+		x.t.Errorf("the write at 8000 is not visible whole: %+v", meta.View(list))
+	}
+	_, err = x.e.Truncate(x.ctx, meta.RootCred, f, 5000)
+	x.must(err, "Truncate")
 	// Growing again must not bring the old bytes back.
 	_, err = x.e.Truncate(x.ctx, meta.RootCred, f, meta.ChunkSize+200)
 	x.must(err, "Truncate up")
@@ -151,6 +170,9 @@ func testTruncateErrors(x *env) {
 	x.want(meta.ErrIsDir, err, "Truncate of a directory")
 	_, err = x.e.Truncate(x.ctx, meta.RootCred, 999999, 0)
 	x.want(meta.ErrNotFound, err, "Truncate of a missing inode")
+	fifo, _ := x.mknodAs(meta.RootCred, meta.RootIno, "fifo", meta.TypeFIFO, 0644)
+	_, err = x.e.Truncate(x.ctx, meta.RootCred, fifo, 0)
+	x.want(meta.ErrInvalid, err, "Truncate of a FIFO")
 }
 
 func testFallocate(x *env) {
@@ -329,8 +351,7 @@ func testCompactConflict(x *env) {
 	x.must(err, "Truncate")
 	list := x.read(g, 0)
 	if len(list) >= 2 && list[0] == t1 && list[1] == t2 {
-		x.t.Logf("Truncate kept the list's records and appended a hole; the prefix check still applies")
-		return
+		return // Truncate kept the records and appended a hole: no conflict to see
 	}
 	stale := meta.Slice{ID: x.newSliceID(), Size: 2000, Len: 2000}
 	x.want(meta.ErrConflict, x.e.Compact(x.ctx, g, 0, []meta.Slice{t1, t2}, stale), "Compact of records a Truncate rewrote")

@@ -9,6 +9,7 @@ func permTests() []test {
 		{"Perm/RemoveEACCES", testPermRemove},
 		{"Perm/Group", testPermGroup},
 		{"Perm/RootBypasses", testPermRoot},
+		{"Perm/RemoveOthersFile", testPermRemoveOthers},
 		{"Perm/NewOwner", testPermNewOwner},
 		{"Perm/TruncateEACCES", testPermTruncate},
 		{"Sticky/Unlink", testStickyUnlink},
@@ -91,6 +92,25 @@ func testPermRoot(x *env) {
 	ino, a, err := x.e.Unlink(x.ctx, meta.RootCred, d, "f", x.sid)
 	if x.want(nil, err, "Unlink by root in a 0000 directory") && a.Nlink == 0 {
 		x.orphans[ino] = true
+	}
+}
+
+// In a writable directory without the sticky bit anyone may remove or
+// replace anyone's entries: the file's own mode does not matter.
+func testPermRemoveOthers(x *env) {
+	d := x.mkdirMode(meta.RootIno, "d", 0777, 0, 0)
+	x.create(d, "f")
+	x.create(d, "g")
+	x.create(d, "h")
+	_, err := x.e.SetAttr(x.ctx, meta.RootCred, x.lookup(d, "f"), meta.SetAttr{Mode: u16(0)})
+	x.must(err, "chmod")
+	ino, a, err := x.e.Unlink(x.ctx, nobody, d, "f", x.sid)
+	if x.want(nil, err, "Unlink by nobody of root's 0000 file in a 0777 directory") && a.Nlink == 0 {
+		x.orphans[ino] = true
+	}
+	_, _, replaced, err := x.e.Rename(x.ctx, nobody, d, "g", d, "h", 0, x.sid)
+	if x.want(nil, err, "Rename by nobody of root's file over root's file in a 0777 directory") && replaced != 0 {
+		x.orphans[replaced] = true
 	}
 }
 

@@ -77,6 +77,10 @@ func testTimesUnlink(x *env) {
 	x.unlink(d, "f")
 	x.updated(d, mark, "parent after Unlink")
 	x.changed(f, old, mark, "file keeping a link after Unlink")
+	old = x.attr(f)
+	mark = x.mark()
+	x.unlink(d, "g")
+	x.changed(f, old, mark, "file after Unlink of its last link")
 }
 
 func testTimesRmdir(x *env) {

@@ -21,7 +21,9 @@ func SpaceOf(a meta.Attr) uint64 {
 // engine keeps: every directory's nlink is 2 plus its subdirectories and its
 // Parent is the directory listing it; every other inode's nlink is the number
 // of entries naming it; entry types match the inodes; Readdir pages are in
-// strictly increasing byte order; and Usage equals what the tree holds.
+// strictly increasing byte order; every slice record lies inside its chunk
+// and no referenced slice is in the dead-slice queue; and Usage equals what
+// the tree holds.
 // orphans are unlinked inodes not yet released, which Usage still counts.
 // Verify is for quiet volumes: run it when no operation is in flight.
 func Verify(ctx context.Context, e meta.Engine, orphans ...meta.Ino) error {
@@ -124,6 +126,13 @@ func Verify(ctx context.Context, e meta.Engine, orphans ...meta.Ino) error {
 		want.Inodes++
 		want.Space += SpaceOf(a)
 	}
+	files := make(map[meta.Ino]meta.Attr, len(nodes))
+	for ino, n := range nodes {
+		files[ino] = n.attr
+	}
+	if err := checkSlices(ctx, e, files, orphans); err != nil {
+		problems = append(problems, err)
+	}
 	got, err := e.Usage(ctx)
 	if err != nil {
 		return fmt.Errorf("Usage: %w", err)
@@ -132,4 +141,48 @@ func Verify(ctx context.Context, e meta.Engine, orphans ...meta.Ino) error {
 		bad("Usage is %+v, the tree holds %+v", got, want)
 	}
 	return errors.Join(problems...)
+}
+
+// checkSlices reads every chunk of the regular files in files and of the
+// orphans, and checks that each record lies inside its chunk and that no
+// slice a file still references is in the dead-slice queue.
+func checkSlices(ctx context.Context, e meta.Engine, files map[meta.Ino]meta.Attr, orphans []meta.Ino) error {
+	for _, ino := range orphans {
+		if a, err := e.GetAttr(ctx, ino); err == nil {
+			files[ino] = a
+		}
+	}
+	live := map[uint64]meta.Ino{}
+	for ino, a := range files {
+		if a.Type != meta.TypeFile {
+			continue
+		}
+		for idx := uint64(0); idx*meta.ChunkSize < a.Length; idx++ {
+			list, err := e.Read(ctx, ino, uint32(idx))
+			if err != nil {
+				return fmt.Errorf("Read chunk %d of inode %d: %w", idx, ino, err)
+			}
+			for _, s := range list {
+				if uint64(s.Pos)+uint64(s.Len) > meta.ChunkSize {
+					return fmt.Errorf("inode %d chunk %d: record %+v crosses the chunk's end", ino, idx, s)
+				}
+				if s.ID != 0 {
+					live[s.ID] = ino
+				}
+			}
+		}
+	}
+	dead, err := e.DeadSlices(ctx, 1<<20)
+	if err != nil {
+		return fmt.Errorf("DeadSlices: %w", err)
+	}
+	for _, d := range dead {
+		if ino, ok := live[d.ID]; ok {
+			return fmt.Errorf("slice %d is in the dead-slice queue but inode %d still references it", d.ID, ino)
+		}
+		if d.ID == 0 {
+			return fmt.Errorf("the dead-slice queue holds slice 0 (a hole)")
+		}
+	}
+	return nil
 }
