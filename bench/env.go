@@ -41,11 +41,10 @@ func Machine() Env {
 	if syscall.Uname(&u) == nil {
 		e.Kernel = utsString(u.Sysname[:]) + " " + utsString(u.Release[:])
 	}
-	e.Cairn = "cairn"
 	if info, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range info.Settings {
 			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				e.Cairn += " " + s.Value[:12]
+				e.Cairn = "cairn " + s.Value[:12]
 			}
 		}
 	}
@@ -90,9 +89,9 @@ func EngineVersion(scheme string) string {
 	case "mem":
 		return "in-process (no durability)"
 	case "sqlite3":
-		return module("github.com/mattn/go-sqlite3")
+		return module("github.com/mattn/go-sqlite3", "embedded SQLite (mattn/go-sqlite3)")
 	case "badger":
-		return module("github.com/dgraph-io/badger/v4")
+		return module("github.com/dgraph-io/badger/v4", "embedded Badger v4")
 	case "redis", "rediss", "valkey", "keydb":
 		return binaryVersion("redis-server", "--version")
 	case "postgres", "postgresql":
@@ -110,17 +109,17 @@ func EngineVersion(scheme string) string {
 	return ""
 }
 
-func module(path string) string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	for _, d := range info.Deps {
-		if d.Path == path {
-			return "linked " + d.Path + " " + d.Version
+// module names the linked version of a Go module, or says what is linked
+// when the binary does not record versions (test binaries).
+func module(path, what string) string {
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range info.Deps {
+			if d.Path == path {
+				return "linked " + d.Path + " " + d.Version
+			}
 		}
 	}
-	return ""
+	return what
 }
 
 // binaryVersion runs the first name found on PATH or in dirs with arg and

@@ -59,6 +59,7 @@ type EngineResult struct {
 	URL     string            `json:"url"`
 	Engine  string            `json:"engine"`
 	Version string            `json:"version,omitempty"`
+	Durable string            `json:"durability,omitempty"`
 	Note    string            `json:"note,omitempty"`
 	Samples map[string]Sample `json:"-"`
 }
@@ -105,6 +106,7 @@ func Compare(ctx context.Context, targets []Target, bt Benchtime, progress io.Wr
 func measureEngine(ctx context.Context, t Target, v *bench.Volume, ops []Op, bt Benchtime, progress io.Writer) (EngineResult, error) {
 	res := EngineResult{Label: t.Label, URL: v.URL, Engine: v.Engine.Name(), Samples: map[string]Sample{}}
 	res.Version = bench.EngineVersion(v.Engine.Name())
+	res.Durable = bench.Durability(v.Engine.Name(), t.URL)
 	if v.Formatted {
 		res.Note = "formatted a throw-away volume here; it is left in place"
 	} else {

@@ -56,12 +56,16 @@ func (r *Report) WriteMarkdown(w io.Writer, charts map[string]string) error {
 	var b strings.Builder
 	env := r.Env
 	b.WriteString("# cairn metadata engines benchmark\n\n")
-	fmt.Fprintf(&b, "Measured %s on %s: %s, %d CPUs, %.1f GiB, %s; %s; %s.\n\n",
-		env.Date.Format("2006-01-02 15:04 UTC"), env.Host, orUnknown(env.CPU), env.CPUs, env.MemoryGiB, env.Kernel, env.Go, env.Cairn)
+	build := env.Go
+	if env.Cairn != "" {
+		build = env.Cairn + ", " + env.Go
+	}
+	fmt.Fprintf(&b, "Measured %s on %s: %s, %d CPUs, %.1f GiB, %s; %s.\n\n",
+		env.Date.Format("2006-01-02 15:04 UTC"), env.Host, orUnknown(env.CPU), env.CPUs, env.MemoryGiB, env.Kernel, build)
 	fmt.Fprintf(&b, "Each operation ran for %s (rounds sized as go test sizes b.N; the last round counts). Caches: %s.\n\n", r.Benchtime, Caches)
-	b.WriteString("| engine | URL | software | note |\n|---|---|---|---|\n")
+	b.WriteString("| engine | URL | software | durability | note |\n|---|---|---|---|---|\n")
 	for _, e := range r.Engines {
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", e.Label, e.URL, orUnknown(e.Version), e.Note)
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", e.Label, e.URL, orUnknown(e.Version), orUnknown(e.Durable), e.Note)
 	}
 	if len(r.Engines) == 0 {
 		_, err := io.WriteString(w, b.String())

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 
@@ -62,7 +61,7 @@ func runBenchEngines(args []string) error {
 	}
 	rep.Env.Cairn, _, _ = strings.Cut(versionString(), " "+runtime.Version())
 	if *report != "" {
-		if err := writeEngineReport(rep, *report); err != nil {
+		if err := rep.WriteFiles(*report); err != nil {
 			return err
 		}
 		fmt.Fprintf(os.Stderr, "report written to %s\n", *report)
@@ -80,33 +79,6 @@ func checkWritable(path string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0644)
 	if err != nil {
 		return fmt.Errorf("cannot write the report: %w", err)
-	}
-	return f.Close()
-}
-
-// writeEngineReport writes the Markdown report and, beside it, one SVG chart
-// per operation group, named after the report (report.md: report-files.svg).
-func writeEngineReport(rep *metabench.Report, path string) error {
-	base := strings.TrimSuffix(path, filepath.Ext(path))
-	charts := map[string]string{}
-	for _, g := range metabench.Groups {
-		svg := rep.SVG(g)
-		if svg == nil {
-			continue
-		}
-		p := base + "-" + g + ".svg"
-		if err := os.WriteFile(p, svg, 0644); err != nil {
-			return fmt.Errorf("write chart: %w", err)
-		}
-		charts[g] = filepath.Base(p)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("write the report: %w", err)
-	}
-	if err := rep.WriteMarkdown(f, charts); err != nil {
-		f.Close()
-		return fmt.Errorf("write the report %s: %w", path, err)
 	}
 	return f.Close()
 }
