@@ -431,7 +431,7 @@ func TestDiskCacheFailuresFallBack(t *testing.T) {
 	s2, _ := New(obj, cfg)
 	s2.ReadAt(context.Background(), 1, uint32(len(data)), got, 0)
 	s2.Close()
-	p := filepath.Join(dir, filepath.FromSlash(blockKey(1, 0, 4096)))
+	p := filepath.Join(dir, "cache", filepath.FromSlash(blockKey(1, 0, 4096)))
 	raw, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatalf("block not in the disk cache: %v", err)

@@ -25,6 +25,10 @@ type Config struct {
 	// MemCacheSize bounds the recently read blocks kept in memory, default
 	// 64 MiB or Readahead + 4 blocks, whichever is more.
 	MemCacheSize int64
+	// Writeback makes Finish return once the slice's blocks are durable in
+	// a staging area under CacheDir; they are uploaded in the background,
+	// also after a restart. Needs CacheDir.
+	Writeback bool
 	// CacheWrites also puts every uploaded block into the disk cache, so
 	// that reading back what was just written does not go to the store.
 	CacheWrites bool
@@ -58,6 +62,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Downloaders <= 0 {
 		c.Downloaders = defaultWorkers
+	}
+	if c.Writeback && c.CacheDir == "" {
+		return c, fmt.Errorf("writeback needs a cache directory to stage blocks in")
 	}
 	if c.CacheSize <= 0 {
 		c.CacheSize = defaultCacheSize

@@ -24,6 +24,7 @@ type Stats struct {
 	CacheBytes       int64 `json:"cache_bytes"`        // bytes in the disk cache now
 	CacheWriteErrors int64 `json:"cache_write_errors"` // failed writes to the disk cache
 	BufferBytes      int64 `json:"buffer_bytes"`       // writer memory in use now
+	Staged           int64 `json:"staged"`             // writeback blocks not uploaded yet
 }
 
 type counters struct {
@@ -69,6 +70,9 @@ func (s *Store) Stats() Stats {
 	}
 	if s.disk != nil {
 		st.CacheBytes = s.disk.size()
+	}
+	if s.staging != nil {
+		st.Staged = s.staging.count()
 	}
 	return st
 }

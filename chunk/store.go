@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -25,6 +26,7 @@ type Store struct {
 	getSem    chan struct{}
 	mem       *memCache
 	disk      *diskCache // nil without a cache directory
+	staging   *staging   // nil unless writeback
 	stats     counters
 	ra        *readahead
 
@@ -64,10 +66,19 @@ func New(obj object.Store, cfg Config) (*Store, error) {
 		flight:    make(map[string]*fetch),
 	}
 	if cfg.CacheDir != "" {
-		s.disk, err = openDiskCache(cfg.CacheDir, cfg.CacheSize, s.log, func() { s.stats.cacheWriteErrors.Add(1) })
+		dir := filepath.Join(cfg.CacheDir, "cache")
+		s.disk, err = openDiskCache(dir, cfg.CacheSize, s.log, func() { s.stats.cacheWriteErrors.Add(1) })
 		if err != nil {
-			s.log.Warn("disk cache unusable; reading from the object store only", "dir", cfg.CacheDir, "err", err)
+			s.log.Warn("disk cache unusable; reading from the object store only", "dir", dir, "err", err)
 			s.disk = nil
+		}
+	}
+	if cfg.Writeback {
+		dir := filepath.Join(cfg.CacheDir, "staging")
+		if s.staging, err = openStaging(dir, s); err != nil {
+			// Staged blocks of an earlier run may be in there: refusing
+			// to start is safer than forgetting them.
+			return nil, fmt.Errorf("writeback staging directory %s: %w", dir, err)
 		}
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -80,6 +91,9 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		s.cancel()
 		s.bg.Wait()
+		if s.staging != nil {
+			s.staging.close()
+		}
 		if s.disk != nil {
 			s.disk.close()
 		}
@@ -188,6 +202,11 @@ func (e *missingError) Is(target error) bool {
 }
 
 func (s *Store) load(ctx context.Context, key string, n int) ([]byte, error) {
+	if s.staging != nil {
+		if raw, ok := s.staging.get(key); ok {
+			return s.codec.decode(key, raw, n)
+		}
+	}
 	if s.disk != nil {
 		if raw, ok := s.disk.get(key); ok {
 			data, err := s.codec.decode(key, raw, n)
@@ -268,6 +287,9 @@ func (s *Store) deleteBlock(ctx context.Context, key string) error {
 	s.mem.remove(key)
 	if s.disk != nil {
 		s.disk.remove(key)
+	}
+	if s.staging != nil {
+		s.staging.remove(key)
 	}
 	s.stats.deletes.Add(1)
 	return s.obj.Delete(ctx, key)

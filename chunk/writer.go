@@ -172,10 +172,8 @@ func (w *Writer) upload(idx, n int, b *wblock, done chan struct{}) {
 	key := blockKey(w.id, idx, n)
 	w.s.uploadSem <- struct{}{}
 	raw := w.s.codec.encode(plain)
-	start := time.Now()
-	err := w.s.obj.Put(context.Background(), key, raw)
+	err := w.s.store(key, raw)
 	<-w.s.uploadSem
-	w.s.stats.put(len(raw), time.Since(start), err)
 	if err == nil && w.s.cfg.CacheWrites && w.s.disk != nil {
 		w.s.disk.put(key, raw)
 	}
@@ -283,4 +281,21 @@ func (w *Writer) Abort() {
 			}
 		}
 	}()
+}
+
+// store puts a block in the object store, or, in writeback mode, stages it
+// on local disk; when staging fails (disk full or broken) the block goes to
+// the object store directly.
+func (s *Store) store(key string, raw []byte) error {
+	if s.staging != nil {
+		err := s.staging.stage(key, raw)
+		if err == nil {
+			return nil
+		}
+		s.log.Warn("staging a block failed; uploading it directly", "key", key, "err", err)
+	}
+	start := time.Now()
+	err := s.obj.Put(context.Background(), key, raw)
+	s.stats.put(len(raw), time.Since(start), err)
+	return err
 }

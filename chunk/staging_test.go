@@ -1,0 +1,78 @@
+package chunk
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"cairn/object"
+)
+
+func TestWritebackFinishesBeforeUpload(t *testing.T) {
+	g := &gatedStore{Store: object.NewMem("t"), gate: make(chan struct{})}
+	s := newTestStore(t, g, Config{BlockSize: 4096, CacheDir: t.TempDir(), Writeback: true})
+	data := pattern(21, 10000)
+	writeSlice(t, s, 1, data) // returns although every Put is held at the gate
+	if st := s.Stats(); st.Staged != 3 {
+		t.Errorf("%d blocks staged, want 3", st.Staged)
+	}
+	got := make([]byte, len(data))
+	if _, err := s.ReadAt(context.Background(), 1, uint32(len(data)), got, 0); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read of a staged slice: %v", err)
+	}
+	writeSlice(t, s, 2, data)
+	if err := s.Remove(context.Background(), 2, uint32(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	close(g.gate)
+	waitFor(t, func() bool { return s.Stats().Staged == 0 })
+	l := mustList(t, g.Store)
+	if len(l) != 3 {
+		t.Errorf("%d objects stored, want the 3 blocks of slice 1 (slice 2 was removed)", len(l))
+	}
+}
+
+func TestWritebackUploadsAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	f := &failingStore{Store: object.NewMem("t")}
+	f.fail.Store(true)
+	cfg := Config{BlockSize: 4096, CacheDir: dir, Writeback: true}
+	s, err := New(f, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := pattern(22, 9000)
+	writeSlice(t, s, 1, data) // durable locally though the store fails
+	s.Close()
+	if l := mustList(t, f.Store); len(l) != 0 {
+		t.Fatalf("%d objects stored by a failing store", len(l))
+	}
+
+	f.fail.Store(false)
+	s2 := newTestStore(t, f, cfg)
+	waitFor(t, func() bool { return s2.Stats().Staged == 0 })
+	s2.Close()
+	plain := newTestStore(t, f.Store, Config{BlockSize: 4096})
+	got := make([]byte, len(data))
+	if _, err := plain.ReadAt(context.Background(), 1, uint32(len(data)), got, 0); err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("slice staged before a restart, read from the store: %v", err)
+	}
+}
+
+func TestWritebackNeedsCacheDir(t *testing.T) {
+	if _, err := New(object.NewMem("t"), Config{Writeback: true}); err == nil {
+		t.Error("writeback without a cache directory accepted")
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached within 20s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
