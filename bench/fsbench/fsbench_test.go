@@ -101,9 +101,9 @@ func TestMetricRows(t *testing.T) {
 		return &st
 	}
 	before := parse(`{"ops":{"fuse.read":{"count":10,"mean_us":100},"meta.lookup":{"count":4,"mean_us":50}},
-		"blocks":{"Puts":2,"PutNanos":4000000,"Gets":0,"GetNanos":0,"MemHits":1,"CacheHits":0,"CacheMisses":1}}`)
+		"blocks":{"puts":2,"put_nanos":4000000,"gets":0,"get_nanos":0,"mem_hits":1,"cache_hits":0,"cache_misses":1}}`)
 	after := parse(`{"ops":{"fuse.read":{"count":20,"mean_us":150},"fuse.write":{"count":10,"mean_us":300},"meta.lookup":{"count":4,"mean_us":50}},
-		"blocks":{"Puts":4,"PutNanos":10000000,"Gets":0,"GetNanos":0,"MemHits":4,"CacheHits":2,"CacheMisses":3}}`)
+		"blocks":{"puts":4,"put_nanos":10000000,"gets":0,"get_nanos":0,"mem_hits":4,"cache_hits":2,"cache_misses":3}}`)
 	rows := metricRows(&Mount{Cairn: true}, before, after)
 	// FUSE: (20*150 - 10*100 + 10*300) / 20 = 250 µs. Puts: 6 ms / 2.
 	// Hits: 3 + 2 of 5 + 2.

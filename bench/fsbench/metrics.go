@@ -28,8 +28,13 @@ type stats struct {
 		MeanUs float64 `json:"mean_us"`
 	} `json:"ops"`
 	Blocks struct {
-		Puts, Gets, PutNanos, GetNanos  float64
-		MemHits, CacheHits, CacheMisses float64
+		Puts        float64 `json:"puts"`
+		Gets        float64 `json:"gets"`
+		PutNanos    float64 `json:"put_nanos"`
+		GetNanos    float64 `json:"get_nanos"`
+		MemHits     float64 `json:"mem_hits"`
+		CacheHits   float64 `json:"cache_hits"`
+		CacheMisses float64 `json:"cache_misses"`
 	} `json:"blocks"`
 }
 

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"cairn/bench/metabench"
+	"cairn/internal/testenv"
 	"cairn/meta/engines"
 )
 
@@ -174,5 +176,80 @@ func TestMdtestUnformatted(t *testing.T) {
 	code, _, stderr := runCaptured(t, "mdtest", "sqlite3://"+filepath.Join(t.TempDir(), "none.db"), "/t")
 	if code != 1 || !strings.Contains(stderr, "cairn format") {
 		t.Errorf("mdtest on an empty database: exit %d, %q; want advice to format", code, stderr)
+	}
+}
+
+// benchRows returns the ITEM column of 'cairn bench' output (the first 18
+// characters of each row) and how many of the mount's own rows carried a
+// number rather than a reason.
+func benchRows(t *testing.T, out string) (items []string, measured int) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	start := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "ITEM ") })
+	if start < 0 {
+		t.Fatalf("no table in:\n%s", out)
+	}
+	for _, l := range lines[start+1:] {
+		if len(l) < 19 {
+			break
+		}
+		item, value := strings.TrimSpace(l[:18]), strings.TrimSpace(l[18:])
+		items = append(items, item)
+		if slices.Contains(metricsRows, item) && value != "" && value[0] >= '0' && value[0] <= '9' {
+			measured++
+		}
+	}
+	return items, measured
+}
+
+var metricsRows = []string{"FUSE operation", "Meta transaction", "Put object", "Get object", "Cache hit rate"}
+
+// TestBenchOnMount runs 'cairn bench' on a real cairn mount and on a local
+// directory: the same rows in both, and on the mount the mount's own
+// figures read from its .stats file.
+func TestBenchOnMount(t *testing.T) {
+	testenv.FUSE(t)
+	needEngines(t, "sqlite3")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "cairn")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build cairn: %v\n%s", err, out)
+	}
+	url := "sqlite3://" + filepath.Join(dir, "vol.db")
+	if code, _, stderr := runCaptured(t, "format", url, "benchvol", "--bucket", filepath.Join(dir, "blocks")); code != 0 {
+		t.Fatalf("format: %s", stderr)
+	}
+	mnt := filepath.Join(dir, "mnt")
+	if err := os.Mkdir(mnt, 0755); err != nil {
+		t.Fatal(err)
+	}
+	m := testenv.StartMount(t, exec.Command(bin, "mount", url, mnt), mnt)
+	defer m.Unmount()
+
+	args := []string{"-p", "2", "--big-file-size", "9M", "--small-files", "5", "--small-file-size", "64K", "--drop-caches=false"}
+	code, onMount, stderr := runCaptured(t, append([]string{"bench", mnt}, args...)...)
+	if code != 0 {
+		t.Fatalf("bench on the mount: exit %d: %s\nmount output: %s", code, stderr, m.Output())
+	}
+	code, onLocal, stderr := runCaptured(t, append([]string{"bench", t.TempDir()}, args...)...)
+	if code != 0 {
+		t.Fatalf("bench on a local directory: exit %d: %s", code, stderr)
+	}
+	mountItems, measured := benchRows(t, onMount)
+	localItems, _ := benchRows(t, onLocal)
+	if !slices.Equal(mountItems, localItems) || len(mountItems) != 10 {
+		t.Errorf("rows differ:\nmount %q\nlocal %q", mountItems, localItems)
+	}
+	if !strings.Contains(onMount, "fuse.cairn") {
+		t.Errorf("mount not recognised as cairn:\n%s", onMount)
+	}
+	// Every figure but perhaps the cache hit rate and object gets (reads
+	// may be served from memory) must come from the mount.
+	if measured < 3 {
+		t.Errorf("only %d of the mount's own figures measured:\n%s", measured, onMount)
+	}
+	if !strings.Contains(onLocal, "not a cairn mount") {
+		t.Errorf("local directory output:\n%s", onLocal)
 	}
 }
