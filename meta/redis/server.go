@@ -74,6 +74,8 @@ func (e *Engine) connectError(err error) error {
 		return fmt.Errorf("Redis at %s refused the credentials (%s): check the password in the URL, REDIS_PASSWORD or META_PASSWORD", e.where, msg)
 	case strings.Contains(msg, "DB index is out of range"), strings.Contains(msg, "invalid DB index"):
 		return fmt.Errorf("Redis at %s has no such database (%s): use a database number below its 'databases' setting", e.where, msg)
+	case strings.Contains(msg, "tls:") || strings.Contains(msg, "x509:"):
+		return fmt.Errorf("TLS with Redis at %s failed: %v (check tls-ca-cert-file, tls-cert-file and tls-key-file)", e.where, err)
 	case errors.As(err, &op) && op.Op == "dial", errors.Is(err, context.DeadlineExceeded):
 		return fmt.Errorf("cannot reach Redis at %s: %v (is redis-server running there?)", e.where, err)
 	}
