@@ -112,8 +112,13 @@ func (s *S3) s3Error(op, key string, err error) error {
 		return permanent("%s %s: access denied by %s (%s: %s); check the access key and secret key", op, key, s, resp.Code, resp.Message)
 	case "NoSuchBucket":
 		return permanent("%s %s: bucket %s does not exist (create it with 'cairn format')", op, key, s)
-	case "InvalidBucketName", "BucketAlreadyExists":
+	case "InvalidBucketName", "BucketAlreadyExists", "AllAccessDisabled":
 		return permanent("%s: %s refuses bucket %q (%s: %s); choose another name", op, s, s.bucket, resp.Code, resp.Message)
+	}
+	if resp.StatusCode >= 400 && resp.StatusCode < 500 && resp.StatusCode != http.StatusRequestTimeout &&
+		resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusConflict {
+		// The request itself is wrong; sending it again cannot help.
+		return permanent("%s %s on %s: %s (%s, HTTP %d)", op, key, s, resp.Message, resp.Code, resp.StatusCode)
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

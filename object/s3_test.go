@@ -78,6 +78,13 @@ func TestS3BadInput(t *testing.T) {
 		_, err = object.Open("s3", m.URL(bad), object.Options{})
 		check("bucket "+bad, nil, err, bad)
 	}
+	// A name S3's rules allow but this server reserves.
+	start = time.Now()
+	s, err = object.Open("s3", m.URL("minio"), object.Options{AccessKey: m.AccessKey, SecretKey: m.SecretKey})
+	check("reserved bucket", s, err, "choose another name")
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("a refused bucket name took %v to report: retried?", time.Since(start))
+	}
 	for _, bad := range []string{"ftp://host/b", "127.0.0.1:9000/b", "http:///b"} {
 		_, err = object.Open("s3", bad, object.Options{})
 		check("url "+bad, nil, err, "not an S3 URL")
@@ -104,10 +111,11 @@ func TestS3VirtualHost(t *testing.T) {
 	// MinIO serves bucket.localhost as a virtual host (MINIO_DOMAIN);
 	// connections go to loopback whatever the name resolves to.
 	url := fmt.Sprintf("http://vhost.localhost:%d", m.Port)
-	s, err := object.NewS3DialingTo(url, object.Options{AccessKey: m.AccessKey, SecretKey: m.SecretKey, Region: "us-east-1"}, m.Endpoint())
+	s3, err := object.NewS3DialingTo(url, object.Options{AccessKey: m.AccessKey, SecretKey: m.SecretKey, Region: "us-east-1"}, m.Endpoint())
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := object.WithRetry(s3, 0, 0)
 	if got := s.String(); got != fmt.Sprintf("http://localhost:%d/vhost", m.Port) {
 		t.Errorf("String() = %s", got)
 	}

@@ -117,12 +117,11 @@ func (s *MinIOServer) Start() {
 	deadline := time.Now().Add(60 * time.Second)
 	client := &http.Client{Timeout: time.Second}
 	for {
-		resp, err := client.Get("http://" + s.Endpoint() + "/minio/health/ready")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
+		// Ready means the health check passes and an S3 request (an
+		// anonymous bucket listing, refused) is no longer answered with
+		// 503 "server not initialized".
+		if s.answers(client, "/minio/health/ready", http.StatusOK) && s.answers(client, "/", http.StatusForbidden) {
+			return
 		}
 		if time.Now().After(deadline) {
 			s.Stop()
@@ -130,6 +129,15 @@ func (s *MinIOServer) Start() {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+func (s *MinIOServer) answers(client *http.Client, path string, want int) bool {
+	resp, err := client.Get("http://" + s.Endpoint() + path)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return resp.StatusCode == want
 }
 
 // Stop kills the server (as a crash would) and waits for it to exit.
