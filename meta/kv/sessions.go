@@ -189,6 +189,7 @@ func (e *Engine) ReleaseOrphan(ctx context.Context, sid uint64, ino meta.Ino) er
 	for {
 		done := false
 		err := e.txn(ctx, func(t *txn) error {
+			done = false // an earlier attempt may have set it
 			if err := t.prefetch(t.k.orphan(sid, ino), t.k.attr(ino), t.usageKey(ino)); err != nil {
 				return err
 			}
