@@ -54,6 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 		usageTests(),
 		xattrTests(),
 		lockTests(),
+		modelTests(),
 	}
 	for _, g := range groups {
 		for _, tc := range g {

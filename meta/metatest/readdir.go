@@ -14,6 +14,7 @@ func readdirTests() []test {
 		{"Readdir/Paging", testReaddirPaging},
 		{"Readdir/Plus", testReaddirPlus},
 		{"Readdir/ENOTDIR", testReaddirNotDir},
+		{"Readdir/ChangesBetweenPages", testReaddirChanges},
 		{"Readdir/Large", testReaddirLarge},
 	}
 }
@@ -121,6 +122,35 @@ func testReaddirPlus(x *env) {
 		if en.Type != en.Attr.Type {
 			x.t.Errorf("Readdir plus: entry %q has type %d but attributes of type %d", en.Name, en.Type, en.Attr.Type)
 		}
+	}
+}
+
+// A listing in pages goes on from a name that was removed meanwhile, and
+// sees entries added behind its position.
+func testReaddirChanges(x *env) {
+	d := x.mkdir(meta.RootIno, "d")
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		x.create(d, n)
+	}
+	ents, err := x.e.Readdir(x.ctx, d, "", 3, false)
+	x.must(err, "Readdir")
+	if len(ents) != 3 || ents[2].Name != "c" {
+		x.t.Fatalf("first page = %+v, want a b c", ents)
+	}
+	ino, _ := x.unlink(d, "c")
+	x.release(ino)
+	ino, _ = x.unlink(d, "d")
+	x.release(ino)
+	x.create(d, "cc")
+	x.create(d, "0")
+	ents, err = x.e.Readdir(x.ctx, d, "c", 10, false)
+	x.must(err, "Readdir after a removed name")
+	var got []string
+	for _, en := range ents {
+		got = append(got, en.Name)
+	}
+	if fmt.Sprint(got) != "[cc e f]" {
+		x.t.Errorf("Readdir after the removed \"c\" = %q, want [cc e f]", got)
 	}
 }
 

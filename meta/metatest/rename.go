@@ -149,11 +149,20 @@ func testRenameDirOverFile(x *env) {
 	x.want(meta.ErrNotDir, err, "Rename of a directory over a file")
 }
 
+// Linux checks the types before emptiness: a file over a non-empty
+// directory is EISDIR, a directory over a file ENOTDIR.
 func testRenameFileOverDir(x *env) {
-	x.mkdir(meta.RootIno, "d")
+	d := x.mkdir(meta.RootIno, "d")
 	x.create(meta.RootIno, "f")
 	_, _, _, err := x.e.Rename(x.ctx, meta.RootCred, meta.RootIno, "f", meta.RootIno, "d", 0, x.sid)
-	x.want(meta.ErrIsDir, err, "Rename of a file over a directory")
+	x.want(meta.ErrIsDir, err, "Rename of a file over an empty directory")
+	x.create(d, "inner")
+	_, _, _, err = x.e.Rename(x.ctx, meta.RootCred, meta.RootIno, "f", meta.RootIno, "d", 0, x.sid)
+	x.want(meta.ErrIsDir, err, "Rename of a file over a non-empty directory")
+	other := x.mkdir(meta.RootIno, "other")
+	x.create(other, "g")
+	_, _, _, err = x.e.Rename(x.ctx, meta.RootCred, other, "g", meta.RootIno, "d", 0, x.sid)
+	x.want(meta.ErrIsDir, err, "Rename of a file over a non-empty directory in another parent")
 }
 
 func testRenameDirBetweenParents(x *env) {
@@ -327,6 +336,12 @@ func testRenameIntoDescendant(x *env) {
 	}
 	_, _, _, err := x.e.Rename(x.ctx, meta.RootCred, a, "b", c, "b", 0, x.sid)
 	x.want(meta.ErrInvalid, err, "Rename of a directory into its grandchild")
+	// Onto an ancestor of itself: the ancestor is not empty.
+	_, _, _, err = x.e.Rename(x.ctx, meta.RootCred, b, "c", meta.RootIno, "a", 0, x.sid)
+	x.want(meta.ErrNotEmpty, err, "Rename of a directory onto its own grandparent")
+	x.create(c, "f")
+	_, _, _, err = x.e.Rename(x.ctx, meta.RootCred, c, "f", meta.RootIno, "a", 0, x.sid)
+	x.want(meta.ErrNotEmpty, err, "Rename of a file onto an ancestor directory of its own")
 	if x.attr(a).Parent != meta.RootIno || x.attr(b).Parent != a || x.attr(c).Parent != b {
 		x.t.Errorf("a refused Rename changed a Parent")
 	}
