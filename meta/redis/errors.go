@@ -29,6 +29,10 @@ var errnos = map[string]error{
 	"EIO":       meta.ErrIO,
 	"ENODEV":    meta.ErrNotSupported,
 	"CONFLICT":  meta.ErrConflict,
+	// The server's own refusals that callers can act on.
+	"OOM":      meta.ErrNoSpace,  // maxmemory reached (noeviction)
+	"READONLY": meta.ErrReadOnly, // connected to a replica
+	"BUSY":     meta.ErrBusy,     // another script runs too long
 }
 
 // fail turns what a request to the server returned into the error

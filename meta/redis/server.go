@@ -36,6 +36,17 @@ func (s ServerInfo) Durability() string {
 // Server reports the server's version and durability settings.
 func (e *Engine) Server() ServerInfo { return e.server }
 
+// Describe is what 'cairn status' may show of the engine beyond meta.Stats.
+func (e *Engine) Describe() map[string]string {
+	return map[string]string{
+		"server":          "redis " + e.server.Version,
+		"durability":      e.server.Durability(),
+		"eviction_policy": e.server.EvictionPolicy,
+		"address":         e.where,
+		"prefix":          e.prefix,
+	}
+}
+
 // checkServer asks the server about itself (which also proves that it is
 // one, that the password is right and the database exists) and applies
 // the safety rules: eviction is refused, weak durability warned about.
@@ -47,7 +58,7 @@ func (e *Engine) checkServer(ctx context.Context) error {
 	info := parseInfo(text)
 	s := ServerInfo{Version: info["redis_version"], AOF: info["aof_enabled"] == "1", EvictionPolicy: info["maxmemory_policy"]}
 	if v, ok := info["valkey_version"]; ok {
-		s.Version = "valkey " + v
+		s.Version = v + " (valkey)"
 	}
 	if cfg, err := e.rdb.ConfigGet(ctx, "appendfsync").Result(); err == nil {
 		s.Fsync = cfg["appendfsync"]
