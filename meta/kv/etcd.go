@@ -21,7 +21,8 @@ const (
 	etcdMaxTxnOps      = 128
 	etcdMaxRequest     = 1536 << 10
 	etcdPage           = 512
-	etcdRequestTimeout = 5 * time.Second
+	etcdRequestTimeout = 3 * time.Second
+	etcdRetryWindow    = 5 * time.Second
 )
 
 // EtcdStore is a volume in an etcd v3 cluster. A transaction reads at one
@@ -49,27 +50,39 @@ func (s *EtcdStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
 }
 
 // call runs one request with the per-request timeout, counts it and turns
-// the errors that mean "no cluster" into one clear message.
-func (s *EtcdStore) call(ctx context.Context, f func(ctx context.Context) error) error {
-	s.requests.Add(1)
-	ctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), etcdRequestTimeout)
-	defer cancel()
-	err := f(ctx)
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, rpctypes.ErrCompacted) || errors.Is(err, rpctypes.ErrFutureRev) {
-		return fmt.Errorf("etcd: revision gone: %w", ErrTxnConflict)
-	}
-	if errors.Is(err, rpctypes.ErrNoLeader) || errors.Is(err, context.DeadlineExceeded) ||
-		status.Code(err) == codes.Unavailable || status.Code(err) == codes.DeadlineExceeded {
-		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-			return err
+// the errors that mean "no cluster" into one clear message. A request that
+// surely did not run (no leader) is retried for a few seconds, so that a
+// leader election passes unnoticed; so is a read that failed in any
+// transient way. A commit that may have run is not retried.
+func (s *EtcdStore) call(ctx context.Context, idempotent bool, f func(ctx context.Context) error) error {
+	deadline := time.Now().Add(etcdRetryWindow)
+	for attempt := 1; ; attempt++ {
+		s.requests.Add(1)
+		rctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), etcdRequestTimeout)
+		err := f(rctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if errors.Is(err, rpctypes.ErrCompacted) || errors.Is(err, rpctypes.ErrFutureRev) {
+			return fmt.Errorf("etcd: revision gone: %w", ErrTxnConflict)
+		}
+		noLeader := errors.Is(err, rpctypes.ErrNoLeader) || errors.Is(err, rpctypes.ErrGRPCNoLeader)
+		transient := noLeader || errors.Is(err, context.DeadlineExceeded) ||
+			status.Code(err) == codes.Unavailable || status.Code(err) == codes.DeadlineExceeded
+		if !transient {
+			return fmt.Errorf("etcd: %w", err)
+		}
+		if (noLeader || idempotent) && time.Now().Before(deadline) {
+			time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
+			continue
 		}
 		return fmt.Errorf("etcd cluster %s unavailable (quorum lost or no member reachable; check that a majority of members is up): %w",
 			strings.Join(s.cli.Endpoints(), ","), err)
 	}
-	return fmt.Errorf("etcd: %w", err)
 }
 
 // etcdTx buffers writes and remembers what it read for the commit's
@@ -123,7 +136,7 @@ func (t *etcdTx) BatchGet(keys [][]byte) ([][]byte, error) {
 			ops[j] = clientv3.OpGet(string(keys[i]), t.readOpts()...)
 		}
 		var resp *clientv3.TxnResponse
-		err := t.s.call(t.ctx, func(ctx context.Context) (err error) {
+		err := t.s.call(t.ctx, true, func(ctx context.Context) (err error) {
 			resp, err = t.s.cli.Txn(ctx).Then(ops...).Commit()
 			return err
 		})
@@ -155,7 +168,7 @@ func (t *etcdTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 			page = min(page, limit-len(out))
 		}
 		var resp *clientv3.GetResponse
-		err := t.s.call(t.ctx, func(ctx context.Context) (err error) {
+		err := t.s.call(t.ctx, true, func(ctx context.Context) (err error) {
 			opts := append(t.readOpts(), clientv3.WithRange(string(end)), clientv3.WithLimit(int64(page)))
 			resp, err = t.s.cli.Get(ctx, from, opts...)
 			return err
@@ -224,7 +237,7 @@ func (t *etcdTx) commit() error {
 		return fmt.Errorf("etcd transaction too large: about %d bytes, etcd accepts %d per request", size, etcdMaxRequest)
 	}
 	var resp *clientv3.TxnResponse
-	err := t.s.call(t.ctx, func(ctx context.Context) (err error) {
+	err := t.s.call(t.ctx, false, func(ctx context.Context) (err error) {
 		resp, err = t.s.cli.Txn(ctx).If(cmps...).Then(ops...).Commit()
 		return err
 	})

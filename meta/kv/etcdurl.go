@@ -142,7 +142,7 @@ func OpenEtcdURL(rawURL string) (*Engine, error) {
 	s := &EtcdStore{cli: cli}
 	ctx, cancel := context.WithTimeout(context.Background(), etcdConnectTimeout)
 	defer cancel()
-	err = s.call(ctx, func(ctx context.Context) error {
+	err = s.call(ctx, true, func(ctx context.Context) error {
 		_, err := cli.Get(ctx, "cairn-probe", clientv3.WithCountOnly())
 		return err
 	})
