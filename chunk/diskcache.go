@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -167,7 +168,22 @@ func (c *diskCache) writer() {
 	}
 }
 
+// minFreeRatio is the share of the cache's file system that is left free:
+// the cache stops growing before the disk fills up for everyone else.
+const minFreeRatio = 0.1
+
+func (c *diskCache) diskNearlyFull() bool {
+	var st syscall.Statfs_t
+	if syscall.Statfs(c.dir, &st) != nil || st.Blocks == 0 {
+		return false
+	}
+	return float64(st.Bavail) < minFreeRatio*float64(st.Blocks)
+}
+
 func (c *diskCache) write(key string, raw []byte) error {
+	if c.diskNearlyFull() {
+		return nil // not cached; not an error of the disk
+	}
 	p := c.path(key)
 	dir := filepath.Dir(p)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
