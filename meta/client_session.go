@@ -18,13 +18,12 @@ func (c *Client) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("register session: %w", err)
 	}
+	stop, done := make(chan struct{}), make(chan struct{})
 	c.mu.Lock()
-	c.sid = sid
-	c.stop = make(chan struct{})
-	c.done = make(chan struct{})
+	c.sid, c.stop, c.done = sid, stop, done
 	c.mu.Unlock()
 	c.cleanStale(ctx)
-	go c.heartbeat()
+	go c.heartbeat(stop, done)
 	return nil
 }
 
@@ -35,14 +34,14 @@ func (c *Client) Session() uint64 {
 	return c.sid
 }
 
-func (c *Client) heartbeat() {
-	defer close(c.done)
+func (c *Client) heartbeat(stop, done chan struct{}) {
+	defer close(done)
 	t := time.NewTicker(c.cfg.Heartbeat)
 	defer t.Stop()
 	beats := 0
 	for {
 		select {
-		case <-c.stop:
+		case <-stop:
 			return
 		case <-t.C:
 		}

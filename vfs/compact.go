@@ -19,13 +19,15 @@ type compactKey struct {
 func (v *VFS) startCompact(ino meta.Ino, idx uint32) {
 	k := compactKey{ino, idx}
 	v.mu.Lock()
-	if v.compacting[k] {
+	if v.compacting[k] || v.closed {
 		v.mu.Unlock()
 		return
 	}
 	v.compacting[k] = true
+	v.bg.Add(1)
 	v.mu.Unlock()
 	go func() {
+		defer v.bg.Done()
 		defer func() {
 			v.mu.Lock()
 			delete(v.compacting, k)

@@ -59,6 +59,7 @@ type VFS struct {
 	nextFh     uint64
 	compacting map[compactKey]bool
 	lockOwners map[meta.Ino]map[uint64]bool // who took byte-range locks here
+	closed     bool
 
 	stop chan struct{}
 	bg   sync.WaitGroup
@@ -119,6 +120,9 @@ func (v *VFS) FlushAll(ctx context.Context) error {
 // neither the client nor the store.
 func (v *VFS) Close(ctx context.Context) error {
 	err := v.FlushAll(ctx)
+	v.mu.Lock()
+	v.closed = true
+	v.mu.Unlock()
 	close(v.stop)
 	v.bg.Wait()
 	return err
