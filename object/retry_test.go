@@ -1,0 +1,66 @@
+package object_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"cairn/object"
+)
+
+// flaky fails the first failures Puts with err.
+type flaky struct {
+	object.Store
+	failures int
+	err      error
+	calls    int
+}
+
+func (f *flaky) Put(ctx context.Context, key string, data []byte) error {
+	f.calls++
+	if f.calls <= f.failures {
+		return f.err
+	}
+	return f.Store.Put(ctx, key, data)
+}
+
+func TestRetry(t *testing.T) {
+	transient := errors.New("connection reset")
+	for _, c := range []struct {
+		name      string
+		failures  int
+		err       error
+		retries   int
+		wantCalls int
+		wantErr   string
+	}{
+		{"recovers", 2, transient, 3, 3, ""},
+		{"budget spent", 10, transient, 2, 3, "failed 3 times, giving up: connection reset"},
+		{"permanent at once", 10, fmt.Errorf("denied: %w", object.ErrPermanent), 5, 1, "denied"},
+		{"not-exist at once", 10, fmt.Errorf("k: %w", object.ErrNotExist), 5, 1, "does not exist"},
+		{"no retries", 10, transient, -1, 1, "failed 1 times"},
+	} {
+		f := &flaky{Store: object.NewMem("m"), failures: c.failures, err: c.err}
+		err := object.WithRetry(f, c.retries, 0).Put(context.Background(), "k", []byte("v"))
+		if f.calls != c.wantCalls {
+			t.Errorf("%s: %d calls, want %d", c.name, f.calls, c.wantCalls)
+		}
+		if c.wantErr == "" && err != nil || c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)) {
+			t.Errorf("%s: err %v, want %q", c.name, err, c.wantErr)
+		}
+		if err != nil && !errors.Is(err, c.err) {
+			t.Errorf("%s: %v does not wrap the store's error", c.name, err)
+		}
+	}
+}
+
+func TestRetryStopsWhenCallerCancels(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	f := &flaky{Store: object.NewMem("m"), failures: 10, err: errors.New("down")}
+	if err := object.WithRetry(f, 5, 0).Put(ctx, "k", nil); err == nil || f.calls != 1 {
+		t.Errorf("cancelled caller: err %v after %d calls, want an error after 1", err, f.calls)
+	}
+}
