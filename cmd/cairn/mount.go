@@ -75,6 +75,9 @@ func runMount(args []string) error {
 	if mountpoint, err = checkMountpoint(mountpoint); err != nil {
 		return err
 	}
+	if mounted, err := isMounted(mountpoint); err == nil && mounted {
+		return fmt.Errorf("%s is already a mount point (run 'cairn umount %s' first)", mountpoint, mountpoint)
+	}
 	if f.background && os.Getenv(readyEnv) == "" {
 		return daemonize(args, f)
 	}
