@@ -84,26 +84,33 @@ func (c *codec) close() {
 
 // encode returns the stored form of plain.
 func (c *codec) encode(plain []byte) []byte {
-	var out []byte
+	room := make([]byte, headerSize+len(plain))
+	copy(room[headerSize:], plain)
+	return c.encodeRoom(room)
+}
+
+// encodeRoom returns the stored form of room[headerSize:]. A block stored
+// uncompressed is room itself with the header filled in: no copy.
+func (c *codec) encodeRoom(room []byte) []byte {
+	plain := room[headerSize:]
+	out := room
 	kind := c.kind
 	switch kind {
 	case compressLZ4:
-		out = make([]byte, headerSize+lz4.CompressBlockBound(len(plain)))
-		n, err := lz4.CompressBlock(plain, out[headerSize:], nil)
-		if err != nil || n == 0 || n >= len(plain) {
-			kind = compressNone
+		buf := make([]byte, headerSize+lz4.CompressBlockBound(len(plain)))
+		n, err := lz4.CompressBlock(plain, buf[headerSize:], nil)
+		if err == nil && n > 0 && n < len(plain) {
+			out = buf[:headerSize+n]
 		} else {
-			out = out[:headerSize+n]
+			kind = compressNone
 		}
 	case compressZstd:
-		out = c.zenc.EncodeAll(plain, make([]byte, headerSize, headerSize+len(plain)/2+64))
-		if len(out)-headerSize >= len(plain) {
+		buf := c.zenc.EncodeAll(plain, make([]byte, headerSize, headerSize+len(plain)/2+64))
+		if len(buf)-headerSize < len(plain) {
+			out = buf
+		} else {
 			kind = compressNone
 		}
-	}
-	if kind == compressNone {
-		out = make([]byte, headerSize+len(plain))
-		copy(out[headerSize:], plain)
 	}
 	out[0] = formatVersion
 	out[1] = kind

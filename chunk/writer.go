@@ -30,6 +30,7 @@ type Writer struct {
 // wblock is one block being filled. buf grows on demand up to the block
 // size; reserved is what it holds of the Store's memory budget.
 type wblock struct {
+	mem      []byte // headerSize bytes of room for the stored header, then buf
 	buf      []byte
 	reserved int64
 }
@@ -105,6 +106,9 @@ func (w *Writer) grow(idx, end int) (*wblock, error) {
 		}
 		w.mu.Unlock()
 		size := min(max(end, 2*have, minGrowth), bs)
+		if idx > 0 || end > bs/4 {
+			size = bs // a big slice: growing step by step would only copy
+		}
 		w.s.budget.acquire(int64(size - have))
 		w.mu.Lock()
 		if len(b.buf) != have || w.blocks[idx] != b {
@@ -113,9 +117,9 @@ func (w *Writer) grow(idx, end int) (*wblock, error) {
 			w.s.budget.release(int64(size - have))
 			continue
 		}
-		nb := make([]byte, size)
-		copy(nb, b.buf)
-		b.buf = nb
+		mem := make([]byte, headerSize+size)
+		copy(mem[headerSize:], b.buf)
+		b.mem, b.buf = mem, mem[headerSize:]
 		b.reserved += int64(size - have)
 		w.mu.Unlock()
 		return b, nil
@@ -162,16 +166,16 @@ func (w *Writer) startUploadLocked(idx, n int, b *wblock) {
 func (w *Writer) upload(idx, n int, b *wblock, done chan struct{}) {
 	defer w.s.bg.Done()
 	defer close(done)
-	plain := b.buf
-	if len(plain) >= n {
-		plain = plain[:n]
+	room := b.mem
+	if len(b.buf) >= n {
+		room = room[:headerSize+n]
 	} else {
-		plain = make([]byte, n) // the tail was never written: zeros
-		copy(plain, b.buf)
+		room = make([]byte, headerSize+n) // the tail was never written: zeros
+		copy(room[headerSize:], b.buf)
 	}
 	key := blockKey(w.id, idx, n)
 	w.s.uploadSem <- struct{}{}
-	raw := w.s.codec.encode(plain)
+	raw := w.s.codec.encodeRoom(room)
 	err := w.s.store(key, raw)
 	<-w.s.uploadSem
 	if err == nil && w.s.cfg.CacheWrites && w.s.disk != nil {
@@ -187,7 +191,7 @@ func (w *Writer) upload(idx, n int, b *wblock, done chan struct{}) {
 		w.mu.Unlock()
 		return
 	}
-	b.buf = nil
+	b.mem, b.buf = nil, nil
 	w.s.budget.uploadDone(b.reserved)
 	w.mu.Lock()
 	w.uploaded[idx] = n
