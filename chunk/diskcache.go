@@ -133,6 +133,9 @@ func (c *diskCache) get(key string) ([]byte, bool) {
 		c.remove(key)
 		return nil, false
 	}
+	// The modification time orders the index rebuilt at the next start.
+	now := time.Now()
+	os.Chtimes(c.path(key), now, now)
 	return raw, true
 }
 
