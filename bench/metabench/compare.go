@@ -1,9 +1,11 @@
 package metabench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,14 +70,21 @@ type EngineResult struct {
 type Report struct {
 	Env       bench.Env
 	Benchtime Benchtime
-	Ops       []Op
-	Engines   []EngineResult
+	// Count is how many times every operation was measured; the report
+	// holds the median.
+	Count   int
+	Ops     []Op
+	Engines []EngineResult
 }
 
-// Compare runs every operation against each target in turn, writing a
-// line of progress per operation to progress. It opens every engine before
-// measuring any, so that a wrong URL fails at once and not after an hour.
-func Compare(ctx context.Context, targets []Target, bt Benchtime, progress io.Writer) (rep *Report, err error) {
+// Compare runs every operation against each target in turn, count times
+// (all operations once, then again, so that a burst of load elsewhere on
+// the machine spoils one run of many operations rather than every run of
+// one), and keeps each operation's median. It writes a line of progress
+// per measurement, and opens every engine before measuring any, so that a
+// wrong URL fails at once and not after an hour.
+func Compare(ctx context.Context, targets []Target, bt Benchtime, count int, progress io.Writer) (rep *Report, err error) {
+	count = max(count, 1)
 	vols := make([]*bench.Volume, 0, len(targets))
 	defer func() {
 		for i, v := range vols {
@@ -91,10 +100,10 @@ func Compare(ctx context.Context, targets []Target, bt Benchtime, progress io.Wr
 		}
 		vols = append(vols, v)
 	}
-	rep = &Report{Env: bench.Machine(), Benchtime: bt, Ops: Ops()}
+	rep = &Report{Env: bench.Machine(), Benchtime: bt, Count: count, Ops: Ops()}
 	for i, t := range targets {
 		fmt.Fprintf(progress, "[%d/%d] %s (%s)\n", i+1, len(targets), t.Label, vols[i].URL)
-		res, err := measureEngine(ctx, t, vols[i], rep.Ops, bt, progress)
+		res, err := measureEngine(ctx, t, vols[i], rep.Ops, bt, count, progress)
 		if err != nil {
 			return nil, fmt.Errorf("engine %s: %w", t.Label, err)
 		}
@@ -103,7 +112,7 @@ func Compare(ctx context.Context, targets []Target, bt Benchtime, progress io.Wr
 	return rep, nil
 }
 
-func measureEngine(ctx context.Context, t Target, v *bench.Volume, ops []Op, bt Benchtime, progress io.Writer) (EngineResult, error) {
+func measureEngine(ctx context.Context, t Target, v *bench.Volume, ops []Op, bt Benchtime, count int, progress io.Writer) (EngineResult, error) {
 	res := EngineResult{Label: t.Label, URL: v.URL, Engine: v.Engine.Name(), Samples: map[string]Sample{}}
 	res.Version = bench.EngineVersion(v.Engine.Name())
 	res.Durable = bench.Durability(v.Engine.Name(), t.URL)
@@ -116,20 +125,37 @@ func measureEngine(ctx context.Context, t Target, v *bench.Volume, ops []Op, bt 
 	if err != nil {
 		return res, err
 	}
-	for _, op := range ops {
-		start := time.Now()
-		s, err := r.Measure(ctx, op, bt)
-		if err != nil {
-			return res, err
+	runs := map[string][]Sample{}
+	for c := 1; c <= count; c++ {
+		if count > 1 {
+			fmt.Fprintf(progress, "  run %d of %d\n", c, count)
 		}
-		res.Samples[op.Name] = s
-		fmt.Fprintf(progress, "  %-13s %12s µs/op %8.2f rtt/op  n=%-8d (%.1fs)\n",
-			op.Name, Micros(s.NsPerOp()), s.RTTPerOp(), s.N, time.Since(start).Seconds())
+		for _, op := range ops {
+			start := time.Now()
+			s, err := r.Measure(ctx, op, bt)
+			if err != nil {
+				return res, err
+			}
+			runs[op.Name] = append(runs[op.Name], s)
+			fmt.Fprintf(progress, "  %-13s %12s µs/op %8.2f rtt/op  n=%-8d (%.1fs)\n",
+				op.Name, Micros(s.NsPerOp()), s.RTTPerOp(), s.N, time.Since(start).Seconds())
+		}
+	}
+	for name, ss := range runs {
+		res.Samples[name] = Median(ss)
 	}
 	if err := r.Close(ctx); err != nil {
 		return res, fmt.Errorf("remove the benchmark's directory: %w", err)
 	}
 	return res, nil
+}
+
+// Median returns the sample of median latency (the lower middle one of an
+// even number).
+func Median(ss []Sample) Sample {
+	sorted := slices.Clone(ss)
+	slices.SortFunc(sorted, func(a, b Sample) int { return cmp.Compare(a.NsPerOp(), b.NsPerOp()) })
+	return sorted[(len(sorted)-1)/2]
 }
 
 // Micros formats a latency in nanoseconds as microseconds, to the

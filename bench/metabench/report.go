@@ -62,7 +62,11 @@ func (r *Report) WriteMarkdown(w io.Writer, charts map[string]string) error {
 	}
 	fmt.Fprintf(&b, "Measured %s on %s: %s, %d CPUs, %.1f GiB, %s; %s.\n\n",
 		env.Date.Format("2006-01-02 15:04 UTC"), env.Host, orUnknown(env.CPU), env.CPUs, env.MemoryGiB, env.Kernel, build)
-	fmt.Fprintf(&b, "Each operation ran for %s (rounds sized as go test sizes b.N; the last round counts). Caches: %s.\n\n", r.Benchtime, Caches)
+	runs := "once"
+	if r.Count > 1 {
+		runs = fmt.Sprintf("%d times, all operations in turn, and the median is shown", r.Count)
+	}
+	fmt.Fprintf(&b, "Each operation ran for %s (rounds sized as go test sizes b.N; the last round counts), measured %s. Caches: %s.\n\n", r.Benchtime, runs, Caches)
 	b.WriteString("| engine | URL | software | durability | note |\n|---|---|---|---|---|\n")
 	for _, e := range r.Engines {
 		fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s |\n", e.Label, e.URL, orUnknown(e.Version), orUnknown(e.Durable), e.Note)

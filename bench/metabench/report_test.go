@@ -157,3 +157,16 @@ func TestMultiple(t *testing.T) {
 		}
 	}
 }
+
+func TestMedian(t *testing.T) {
+	s := func(ms int) Sample { return Sample{N: 1, Elapsed: time.Duration(ms) * time.Millisecond} }
+	if got := Median([]Sample{s(5), s(1), s(9)}); got != s(5) {
+		t.Errorf("median of 5, 1, 9 ms: %v", got)
+	}
+	if got := Median([]Sample{s(4), s(2)}); got != s(2) {
+		t.Errorf("median of 4, 2 ms: %v, want the lower middle", got)
+	}
+	if got := Median([]Sample{s(3)}); got != s(3) {
+		t.Errorf("median of one: %v", got)
+	}
+}

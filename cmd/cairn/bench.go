@@ -38,6 +38,7 @@ func runBenchEngines(args []string) error {
 	report := fs.String("report", "", "write the report (Markdown) to this file, and an SVG chart per operation group beside it")
 	asJSON := fs.Bool("json", false, "print one JSON record per engine and operation instead of the table")
 	benchtime := fs.String("benchtime", "1s", "time (1s) or count (100x) per operation")
+	count := fs.Int("count", 1, "measure every operation this many times and report the median")
 	if _, err := parseArgs(fs, args, 0); err != nil {
 		return err
 	}
@@ -55,7 +56,10 @@ func runBenchEngines(args []string) error {
 			return err
 		}
 	}
-	rep, err := metabench.Compare(context.Background(), targets, bt, os.Stderr)
+	if *count < 1 {
+		return fmt.Errorf("--count must be at least 1")
+	}
+	rep, err := metabench.Compare(context.Background(), targets, bt, *count, os.Stderr)
 	if err != nil {
 		return err
 	}

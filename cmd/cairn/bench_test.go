@@ -62,7 +62,7 @@ func TestBenchEnginesReport(t *testing.T) {
 	needEngines(t, "sqlite3", "mem")
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.md")
-	code, _, stderr := runCaptured(t, "bench", "engines", "--benchtime", "3x",
+	code, _, stderr := runCaptured(t, "bench", "engines", "--benchtime", "3x", "--count", "2",
 		"--meta", "sqlite3://"+filepath.Join(dir, "vol.db"), "--meta", "mem://", "--report", report)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -81,6 +81,9 @@ func TestBenchEnginesReport(t *testing.T) {
 		if _, seen := rows[name]; !seen {
 			rows[name] = []string{strings.TrimSpace(cells[2]), strings.TrimSpace(cells[3])}
 		}
+	}
+	if !strings.Contains(stderr, "run 2 of 2") || !strings.Contains(string(md), "measured 2 times") {
+		t.Errorf("--count 2 did not measure twice:\n%s", stderr)
 	}
 	if got := rows[""]; len(got) != 2 || got[0] != "sqlite3" || got[1] != "mem" {
 		t.Errorf("table header %q, want the engines sqlite3, mem", got)
