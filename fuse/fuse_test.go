@@ -1,0 +1,189 @@
+package fuse
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"cairn/chunk"
+	"cairn/internal/testenv"
+	"cairn/meta"
+	"cairn/meta/kv"
+	"cairn/object"
+	"cairn/vfs"
+)
+
+// mount serves a fresh in-memory volume at a temporary directory.
+func mount(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		testenv.Missing(t, "FUSE tests need root")
+	}
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		testenv.Missing(t, "no /dev/fuse: %v", err)
+	}
+	ctx := context.Background()
+	eng := kv.OpenMem()
+	f := meta.Format{Name: "t", UUID: "u", Storage: "mem", BlockSize: 64 << 10, Compression: "lz4", Version: meta.FormatVersion}
+	if err := eng.Init(ctx, f, false); err != nil {
+		t.Fatal(err)
+	}
+	store, err := chunk.New(object.NewMem("t"), chunk.Config{BlockSize: int(f.BlockSize), Compression: f.Compression})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := meta.NewClient(eng, meta.ClientConfig{AttrTimeout: time.Second, EntryTimeout: time.Second, DirEntryTimeout: time.Second})
+	if err := client.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v := vfs.New(client, store, f, vfs.Config{})
+	dir := t.TempDir()
+	srv, err := Mount(v, dir, Options{FsName: "cairn:t", DefaultPermissions: true})
+	if err != nil {
+		testenv.Missing(t, "cannot mount FUSE here: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := Unmount(srv); err != nil {
+			t.Errorf("unmount: %v", err)
+		}
+		srv.Wait()
+		if err := v.Close(ctx); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		client.Close(ctx)
+		store.Close()
+		eng.Close()
+	})
+	return dir
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRenameFlags(t *testing.T) {
+	dir := mount(t)
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	must(t, os.WriteFile(a, []byte("A"), 0644))
+	must(t, os.WriteFile(b, []byte("B"), 0644))
+	if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_NOREPLACE); err != unix.EEXIST {
+		t.Fatalf("RENAME_NOREPLACE over an existing name: %v, want EEXIST", err)
+	}
+	must(t, unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE))
+	if got, _ := os.ReadFile(a); string(got) != "B" {
+		t.Fatalf("after exchange a holds %q", got)
+	}
+	if got, _ := os.ReadFile(b); string(got) != "A" {
+		t.Fatalf("after exchange b holds %q", got)
+	}
+}
+
+func TestSharedMmapWrite(t *testing.T) {
+	dir := mount(t)
+	p := filepath.Join(dir, "m")
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0644)
+	must(t, err)
+	defer f.Close()
+	must(t, f.Truncate(3<<20))
+	m, err := unix.Mmap(int(f.Fd()), 0, 3<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	must(t, err)
+	copy(m[1<<20:], "written through mmap")
+	must(t, unix.Msync(m, unix.MS_SYNC))
+	must(t, unix.Munmap(m))
+	must(t, f.Close())
+	// Read through another descriptor after dropping the page cache of
+	// the file, so the bytes come back from cairn.
+	g, err := os.Open(p)
+	must(t, err)
+	defer g.Close()
+	_ = unix.Fadvise(int(g.Fd()), 0, 0, unix.FADV_DONTNEED)
+	buf := make([]byte, 20)
+	_, err = g.ReadAt(buf, 1<<20)
+	must(t, err)
+	if string(buf) != "written through mmap" {
+		t.Fatalf("read back %q", buf)
+	}
+}
+
+func TestPunchHoleAndCopyRange(t *testing.T) {
+	dir := mount(t)
+	p := filepath.Join(dir, "h")
+	data := bytes.Repeat([]byte{7}, 256<<10)
+	must(t, os.WriteFile(p, data, 0644))
+	f, err := os.OpenFile(p, os.O_RDWR, 0)
+	must(t, err)
+	defer f.Close()
+	must(t, unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, 1000, 5000))
+	clear(data[1000:6000])
+	got := make([]byte, len(data))
+	_, err = f.ReadAt(got, 0)
+	must(t, err)
+	if !bytes.Equal(got, data) {
+		t.Fatalf("content after punching a hole differs")
+	}
+	q := filepath.Join(dir, "copy")
+	g, err := os.OpenFile(q, os.O_CREATE|os.O_RDWR, 0644)
+	must(t, err)
+	defer g.Close()
+	off := int64(0)
+	n, err := unix.CopyFileRange(int(f.Fd()), &off, int(g.Fd()), nil, len(data), 0)
+	must(t, err)
+	if n != len(data) {
+		t.Fatalf("copied %d bytes, want %d", n, len(data))
+	}
+	must(t, g.Close())
+	if got, _ := os.ReadFile(q); !bytes.Equal(got, data) {
+		t.Fatalf("copy differs")
+	}
+}
+
+func TestAppendAndStatfs(t *testing.T) {
+	dir := mount(t)
+	p := filepath.Join(dir, "log")
+	for _, s := range []string{"one\n", "two\n"} {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0644)
+		must(t, err)
+		_, err = f.WriteString(s)
+		must(t, err)
+		must(t, f.Close())
+	}
+	if got, _ := os.ReadFile(p); string(got) != "one\ntwo\n" {
+		t.Fatalf("appended file holds %q", got)
+	}
+	var st syscall.Statfs_t
+	must(t, syscall.Statfs(dir, &st))
+	if st.Files == 0 || st.Blocks == 0 || st.Namelen != 255 {
+		t.Fatalf("statfs %+v", st)
+	}
+	if st.Files-st.Ffree != 2 { // the root and log
+		t.Fatalf("statfs counts %d inodes in use, want 2", st.Files-st.Ffree)
+	}
+}
+
+func TestStatsFile(t *testing.T) {
+	dir := mount(t)
+	must(t, os.WriteFile(filepath.Join(dir, "x"), []byte("x"), 0644))
+	data, err := os.ReadFile(filepath.Join(dir, vfs.StatsName))
+	must(t, err)
+	for _, key := range []string{`"fuse.create"`, `"meta.mknod"`, `"engine"`, `"blocks"`} {
+		if !bytes.Contains(data, []byte(key)) {
+			t.Errorf(".stats lacks %s:\n%s", key, data)
+		}
+	}
+	es, err := os.ReadDir(dir)
+	must(t, err)
+	for _, e := range es {
+		if e.Name() == vfs.StatsName {
+			t.Errorf(".stats is listed by readdir")
+		}
+	}
+}
