@@ -31,6 +31,7 @@ type diskCache struct {
 	lru         *list.List // front: most recent; values *diskEntry
 	items       map[string]*list.Element
 	pausedUntil time.Time
+	closed      bool
 
 	queue chan diskWrite
 	wg    sync.WaitGroup
@@ -146,10 +147,8 @@ func (c *diskCache) put(key string, raw []byte) {
 		return
 	}
 	c.mu.Lock()
-	_, have := c.items[key]
-	paused := time.Now().Before(c.pausedUntil)
-	c.mu.Unlock()
-	if have || paused {
+	defer c.mu.Unlock()
+	if _, have := c.items[key]; have || c.closed || time.Now().Before(c.pausedUntil) {
 		return
 	}
 	select {
@@ -247,6 +246,9 @@ func (c *diskCache) size() int64 {
 
 // close writes out the queue and stops the writer.
 func (c *diskCache) close() {
+	c.mu.Lock()
+	c.closed = true
 	close(c.queue)
+	c.mu.Unlock()
 	c.wg.Wait()
 }
