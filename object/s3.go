@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -196,7 +195,7 @@ func (s *S3) Get(ctx context.Context, key string, off, limit int64) ([]byte, err
 		return nil, s.s3Error("get", key, err)
 	}
 	defer obj.Close()
-	data, err := io.ReadAll(obj)
+	data, err := readAll(obj, limit)
 	if err != nil {
 		if minio.ToErrorResponse(err).Code == "InvalidRange" {
 			return []byte{}, nil // off at or past the end
@@ -249,4 +248,23 @@ func (s *S3) List(ctx context.Context, prefix, after string, limit int) ([]Info,
 		out = append(out, Info{Key: strings.TrimPrefix(o.Key, s.prefix), Size: o.Size, ModTime: o.LastModified})
 	}
 	return out, nil
+}
+
+// readAll reads a GetObject response into a buffer sized from the
+// response's length, so that a block is not copied while the buffer grows.
+func readAll(obj *minio.Object, limit int64) ([]byte, error) {
+	st, err := obj.Stat()
+	if err != nil {
+		return nil, err
+	}
+	hint := st.Size
+	if limit > 0 && limit < hint {
+		hint = limit
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(hint) + bytes.MinRead)
+	if _, err := buf.ReadFrom(obj); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
