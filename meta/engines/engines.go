@@ -29,6 +29,8 @@ func Open(rawURL string) (meta.Engine, error) {
 		return kv.OpenBadgerURL(rawURL)
 	case "etcd":
 		return kv.OpenEtcdURL(rawURL)
+	case "tikv":
+		return kv.OpenTiKVURL(rawURL)
 	case "sqlite3":
 		return metasql.OpenSQLite(rawURL)
 	case "redis", "rediss", "unix":
@@ -44,5 +46,5 @@ func Open(rawURL string) (meta.Engine, error) {
 
 // Schemes lists the URL schemes Open understands.
 func Schemes() []string {
-	return []string{"mem", "badger", "etcd", "sqlite3", "redis", "rediss", "unix"}
+	return []string{"mem", "badger", "etcd", "tikv", "sqlite3", "redis", "rediss", "unix"}
 }

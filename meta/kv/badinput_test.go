@@ -60,6 +60,23 @@ func TestEtcdUnreachable(t *testing.T) {
 	t.Logf("after %v: %v", time.Since(start).Round(time.Millisecond), err)
 }
 
+func TestTiKVUnreachable(t *testing.T) {
+	port := testenv.FreePort(t)
+	start := time.Now()
+	e, err := engines.Open(fmt.Sprintf("tikv://127.0.0.1:%d/vol", port))
+	if err == nil {
+		e.Close()
+		t.Fatal("Open of a PD address where nothing listens succeeded")
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("took %v to give up", took)
+	}
+	if !strings.Contains(err.Error(), "cannot reach TiKV") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("unclear error: %q", err)
+	}
+	t.Logf("after %v: %v", time.Since(start).Round(time.Millisecond), err)
+}
+
 // A prefix holding another volume, or keys that are no volume, is "not
 // formatted", never someone else's volume.
 func TestEtcdWrongPrefix(t *testing.T) {
