@@ -16,6 +16,12 @@ import (
 // out-of-order writes and checks random reads against a byte-slice model.
 // CAIRN_SEED=n replays a failure.
 func TestRandomAgainstModel(t *testing.T) {
+	runModel(t, func(t *testing.T) object.Store { return object.NewMem("model") })
+}
+
+// runModel runs the model test over stores from newObj, a fresh one for
+// each compression.
+func runModel(t *testing.T, newObj func(t *testing.T) object.Store) {
 	seed := uint64(time.Now().UnixNano())
 	if v := os.Getenv("CAIRN_SEED"); v != "" {
 		seed, _ = strconv.ParseUint(v, 10, 64)
@@ -33,7 +39,7 @@ func TestRandomAgainstModel(t *testing.T) {
 			cfg.CacheDir = t.TempDir()
 			cfg.CacheSize = 50 << 10
 		}
-		s := newTestStore(t, object.NewMem("model"), cfg)
+		s := newTestStore(t, newObj(t), cfg)
 		models := map[uint64][]byte{}
 		for id := uint64(1); id <= 20; id++ {
 			size := r.IntN(100000)

@@ -94,6 +94,22 @@ func TestMinIOStoppedDuringWrites(t *testing.T) {
 	}
 }
 
+func TestMinIOAgainstModel(t *testing.T) {
+	m := testenv.MinIO(t)
+	n := 0
+	runModel(t, func(t *testing.T) object.Store {
+		n++
+		obj, err := object.Open("s3", m.URL(fmt.Sprintf("model-%d", n)), object.Options{AccessKey: m.AccessKey, SecretKey: m.SecretKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := obj.Create(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return obj
+	})
+}
+
 // BenchmarkMinIO measures block write and read throughput against MinIO on
 // loopback with the default block size.
 func BenchmarkMinIO(b *testing.B) {
