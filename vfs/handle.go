@@ -141,9 +141,9 @@ func (v *VFS) Read(ctx context.Context, fh uint64, p []byte, off uint64) (int, e
 		}
 		return copy(p, h.stats[off:]), nil
 	}
-	if !h.readable() {
-		return 0, syscall.EBADF
-	}
+	// No check of the access mode: the kernel checks it for read(2), and
+	// with writeback_cache it reads pages through write-only handles to
+	// fill partly written pages.
 	if h.file == nil {
 		return 0, meta.ErrIsDir
 	}

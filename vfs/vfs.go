@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"cairn/chunk"
@@ -51,7 +52,8 @@ type VFS struct {
 	format meta.Format
 	cfg    Config
 
-	metrics *meta.Metrics // FUSE requests
+	metrics      *meta.Metrics // FUSE requests
+	pendingBytes atomic.Int64  // written and not yet committed
 
 	mu         sync.Mutex
 	files      map[meta.Ino]*file

@@ -68,6 +68,7 @@ func (v *VFS) writeChunk(ctx context.Context, f *file, idx, pos uint32, p []byte
 		return fmt.Errorf("buffer write of inode %d: %w", f.ino, err)
 	}
 	if e := rel + uint32(len(p)); e > sw.end {
+		v.pendingBytes.Add(int64(e - sw.end))
 		sw.end = e
 	}
 	sw.mtime = mtime
@@ -163,6 +164,7 @@ func (v *VFS) commit(ctx context.Context, f *file, batch []*sliceWriter) error {
 	wg.Wait()
 	var first error
 	for i, sw := range batch {
+		v.pendingBytes.Add(-int64(sw.end))
 		if errs[i] != nil {
 			sw.w.Abort()
 			first = cmp(first, fmt.Errorf("upload slice %d of inode %d: %w", sw.w.ID(), f.ino, errs[i]))
@@ -223,25 +225,5 @@ func (v *VFS) checkSpace(ctx context.Context, f *file, end uint64) error {
 
 // buffered is the number of bytes written here and not yet committed.
 func (v *VFS) buffered() uint64 {
-	v.mu.Lock()
-	files := make([]*file, 0, len(v.files))
-	for _, f := range v.files {
-		files = append(files, f)
-	}
-	v.mu.Unlock()
-	var n uint64
-	for _, f := range files {
-		f.mu.Lock()
-		for _, sw := range f.open {
-			n += uint64(sw.end)
-		}
-		for _, sw := range f.sealed {
-			n += uint64(sw.end)
-		}
-		for _, sw := range f.inflight {
-			n += uint64(sw.end)
-		}
-		f.mu.Unlock()
-	}
-	return n
+	return uint64(max(v.pendingBytes.Load(), 0))
 }
