@@ -130,24 +130,39 @@ func (e *Engine) Compact(ctx context.Context, ino meta.Ino, idx uint32, old []me
 	return nil
 }
 
-// dropChunks deletes the chunks of ino from index from on and queues their
-// slices as dead.
-func (t *txn) dropChunks(ino meta.Ino, from uint32, limit int) (int, error) {
+// dropChunks deletes the chunks of ino from index from on and drops their
+// slices' references. With a budget > 0 it stops once about budget records
+// went, trimming the head of a chunk's list when that one list is longer,
+// so that one step stays within the store's transaction limits; it reports
+// whether anything was left to drop.
+func (t *txn) dropChunks(ino meta.Ino, from uint32, budget int) (bool, error) {
 	_, end := t.k.subRange(ino, subChunk)
+	limit := 0
+	if budget > 0 {
+		limit = budget
+	}
 	kvs, err := t.Scan(t.k.chunk(ino, from), end, limit)
 	if err != nil {
-		return 0, err
+		return false, err
 	}
 	var gone []meta.Slice
 	for _, kv := range kvs {
 		list, err := decodeSlices(kv.Value)
 		if err != nil {
-			return 0, err
+			return false, err
+		}
+		if budget > 0 && len(gone) > 0 && len(gone)+len(list) > budget {
+			break
+		}
+		if budget > 0 && len(list) > budget {
+			gone = append(gone, list[:budget]...)
+			t.put(kv.Key, encodeSlices(list[budget:]))
+			break
 		}
 		gone = append(gone, list...)
 		t.del(kv.Key)
 	}
-	return len(kvs), t.changeRefs(nil, gone)
+	return len(kvs) > 0, t.changeRefs(nil, gone)
 }
 
 // punch appends a hole record over [off, end) of the file to each chunk

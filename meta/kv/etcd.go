@@ -60,6 +60,7 @@ func (s *EtcdStore) call(ctx context.Context, idempotent bool, f func(ctx contex
 		s.requests.Add(1)
 		rctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), etcdRequestTimeout)
 		err := f(rctx)
+		timedOut := rctx.Err() != nil
 		cancel()
 		if err == nil {
 			return nil
@@ -71,7 +72,9 @@ func (s *EtcdStore) call(ctx context.Context, idempotent bool, f func(ctx contex
 			return fmt.Errorf("etcd: revision gone: %w", ErrTxnConflict)
 		}
 		noLeader := errors.Is(err, rpctypes.ErrNoLeader) || errors.Is(err, rpctypes.ErrGRPCNoLeader)
-		transient := noLeader || errors.Is(err, context.DeadlineExceeded) ||
+		transient := noLeader || timedOut || errors.Is(err, context.DeadlineExceeded) ||
+			errors.Is(err, rpctypes.ErrTimeout) || errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail) ||
+			errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost) || errors.Is(err, rpctypes.ErrLeaderChanged) ||
 			status.Code(err) == codes.Unavailable || status.Code(err) == codes.DeadlineExceeded
 		if !transient {
 			return fmt.Errorf("etcd: %w", err)

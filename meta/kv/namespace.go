@@ -101,7 +101,7 @@ func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 	}
 	var a meta.Attr
 	err := e.txn(ctx, func(t *txn) error {
-		pa, _, _, exists, err := t.lookupParent(&cred, parent, name, t.k.attr(ino), t.usageKey(ino), t.usageKey(parent))
+		pa, _, _, exists, err := t.lookupParent(&cred, parent, name, t.k.attr(ino), t.usageKey(ino))
 		if err != nil {
 			return err
 		}

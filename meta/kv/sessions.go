@@ -181,9 +181,10 @@ func (e *Engine) releaseSessionLocks(ctx context.Context, sid uint64) error {
 	}
 }
 
-// releaseBatch bounds the chunks one step of ReleaseOrphan deletes, so
-// that no transaction outgrows the store's request limits.
-const releaseBatch = 16
+// releaseBatch bounds the slice records one step of ReleaseOrphan drops,
+// so that no transaction outgrows the store's limits (etcd: 128 operations;
+// each record may cost a reference update and a dead-slice entry).
+const releaseBatch = 40
 
 func (e *Engine) ReleaseOrphan(ctx context.Context, sid uint64, ino meta.Ino) error {
 	for {
@@ -197,8 +198,8 @@ func (e *Engine) ReleaseOrphan(ctx context.Context, sid uint64, ino meta.Ino) er
 				done = true
 				return err
 			}
-			n, err := t.dropChunks(ino, 0, releaseBatch)
-			if err != nil || n > 0 {
+			more, err := t.dropChunks(ino, 0, releaseBatch)
+			if err != nil || more {
 				return err
 			}
 			done = true
