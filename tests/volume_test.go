@@ -20,6 +20,9 @@ type volume struct {
 	bucket string // block directory
 	dir    string // mount point
 	mnt    *testenv.Mount
+
+	mountArgs []string             // flags every mount of it needs (S3 credentials)
+	minio     *testenv.MinIOServer // the server holding its blocks, with CAIRN_TEST_STORAGE=s3
 }
 
 // tempDir is a fresh directory that every user may enter (t.TempDir's are
@@ -60,8 +63,8 @@ func formatVolume(t testing.TB, extra ...string) *volume {
 	t.Helper()
 	needBinary(t)
 	v := &volume{name: "test-vol", meta: newMetaURL(t)}
-	v.bucket = filepath.Join(tempDir(t), "bucket")
-	args := append([]string{"format", v.meta, v.name, "--bucket", v.bucket}, extra...)
+	args := append([]string{"format", v.meta, v.name}, v.storageArgs(t)...)
+	args = append(args, extra...)
 	cairnOK(t, args...)
 	v.dir = filepath.Join(tempDir(t), "mnt")
 	if err := os.Mkdir(v.dir, 0o755); err != nil {
@@ -88,7 +91,8 @@ func (v *volume) mount(t testing.TB, extra ...string) {
 // mountAt mounts the volume a further time at dir, as another client.
 func (v *volume) mountAt(t testing.TB, dir string, extra ...string) *testenv.Mount {
 	t.Helper()
-	args := append([]string{"mount", v.meta, dir, "--cache-dir", filepath.Join(tempDir(t), "cache")}, extra...)
+	args := append([]string{"mount", v.meta, dir, "--cache-dir", filepath.Join(tempDir(t), "cache")}, v.mountArgs...)
+	args = append(args, extra...)
 	return testenv.StartMount(t, exec.Command(cairnBin, args...), dir)
 }
 

@@ -44,14 +44,16 @@ type formatFlags struct {
 	inodes    uint64
 	trashDays int
 	force     bool
+	store     storeFlags
 }
 
 func runFormat(args []string) error {
 	fs := flag.NewFlagSet("format", flag.ContinueOnError)
 	var f formatFlags
 	f.blockSize = defaultBlockSize
-	fs.StringVar(&f.storage, "storage", "file", "object store kind: file (a local directory) or mem (memory, lost at exit; for tests)")
-	fs.StringVar(&f.bucket, "bucket", "", "where the blocks go: a directory for --storage file (default "+defaultBucketHint()+")")
+	fs.StringVar(&f.storage, "storage", "file", "object store kind: file (a local directory), s3 (S3 or compatible) or mem (memory, lost at exit; for tests)")
+	fs.StringVar(&f.bucket, "bucket", "", "where the blocks go: a directory for --storage file (default "+defaultBucketHint()+"), http(s)://host:port/bucket for s3")
+	f.store.register(fs)
 	fs.Var(&f.blockSize, "block-size", "size of one stored block, 64K to 16M, a power of two (e.g. 4M)")
 	fs.StringVar(&f.compress, "compress", "none", "compression of each block: none, lz4 or zstd")
 	fs.Var(&f.capacity, "capacity", "space limit shown by df, e.g. 100G (0: unlimited)")
@@ -117,7 +119,7 @@ func runFormat(args []string) error {
 		}
 		nf.Bucket = abs
 	}
-	if err := prepareBucket(ctx, nf.Storage, nf.Bucket); err != nil {
+	if err := prepareStore(ctx, nf.Storage, nf.Bucket, &f.store); err != nil {
 		return err
 	}
 	if err := eng.Init(ctx, nf, exists); err != nil {
@@ -140,8 +142,14 @@ func checkFormatFlags(name string, f *formatFlags) error {
 	}
 	switch f.storage {
 	case "file", "mem":
+	case "s3":
+		if f.bucket != "" { // without one, --force keeps the old bucket
+			if err := checkS3Bucket(f.bucket); err != nil {
+				return err
+			}
+		}
 	default:
-		return fmt.Errorf("unknown --storage %q: use file or mem", f.storage)
+		return fmt.Errorf("unknown --storage %q: use file, s3 or mem", f.storage)
 	}
 	bs := uint64(f.blockSize)
 	if bs < minBlockSize || bs > maxBlockSize || bs&(bs-1) != 0 {

@@ -16,11 +16,9 @@ import (
 	"syscall"
 	"time"
 
-	"cairn/chunk"
 	"cairn/fuse"
 	"cairn/meta"
 	"cairn/meta/engines"
-	"cairn/object"
 	"cairn/vfs"
 )
 
@@ -48,6 +46,8 @@ type mountFlags struct {
 	options       stringList
 	logFile       string
 	debug         bool
+	store         storeFlags
+	data          dataFlags
 }
 
 func runMount(args []string) error {
@@ -67,6 +67,8 @@ func runMount(args []string) error {
 	fs.Var(&f.options, "o", "FUSE mount options, comma-separated (allow_other, writeback_cache, default_permissions, ...)")
 	fs.StringVar(&f.logFile, "log", "", "log file in the background (default CACHE-DIR/mount.log, or stderr in the foreground)")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
+	f.store.register(fs)
+	f.data.register(fs)
 	pos, err := parseArgs(fs, args, 2)
 	if err != nil {
 		return err
@@ -207,23 +209,14 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	if err != nil {
 		return fmt.Errorf("read the volume at %s: %w", redactURL(metaURL), err)
 	}
-	obj, err := object.Open(format.Storage, format.Bucket, object.Options{})
-	if err != nil {
-		return fmt.Errorf("open the object store of volume %q: %w", format.Name, err)
-	}
 	cacheDir := f.cacheDir
 	if cacheDir != "" {
 		cacheDir = filepath.Join(cacheDir, format.UUID)
 	}
-	store, err := chunk.New(obj, chunk.Config{
-		BlockSize:   int(format.BlockSize),
-		Compression: format.Compression,
-		BufferSize:  int64(f.bufferSize),
-		CacheDir:    cacheDir,
-		CacheSize:   int64(f.cacheSize),
-	})
+	store, err := openBlockStore(ctx, format, blockStoreConfig{store: f.store, data: f.data,
+		cacheDir: cacheDir, cacheSize: int64(f.cacheSize), bufferSize: int64(f.bufferSize)})
 	if err != nil {
-		return fmt.Errorf("open the block store of volume %q: %w", format.Name, err)
+		return err
 	}
 	defer store.Close()
 
