@@ -25,9 +25,9 @@ var Groups = []string{"directories", "files", "attributes", "xattrs", "data"}
 // Ops returns the seed's operations in the seed's order.
 func Ops() []Op {
 	return []Op{
-		{"mkdir", "directories", "Mknod of a directory", prepMkdir},
+		{"mkdir", "directories", "Mknod of a directory (10,000 per parent at most)", prepMkdir},
 		{"mvdir", "directories", "Rename of a directory within its parent", prepMvdir},
-		{"rmdir", "directories", "Rmdir of an empty directory", prepRmdir},
+		{"rmdir", "directories", "Rmdir of an empty directory (10,000 per parent at most)", prepRmdir},
 		{"readdir_10", "directories", "Readdir with attributes of a 10-entry directory", prepReaddir(10)},
 		{"readdir_1k", "directories", "Readdir with attributes of a 1000-entry directory", prepReaddir(1000)},
 		{"mknod", "files", "Mknod of a regular file", prepCreate},
@@ -52,10 +52,32 @@ func Ops() []Op {
 	}
 }
 
+// dirsPerParent bounds the subdirectories one directory gets, far below
+// any engine's link-count limit (a subdirectory adds a link to its parent).
+const dirsPerParent = 10000
+
+// parents makes the directories that n new subdirectories are spread over,
+// dirsPerParent in each.
+func (f *Fixture) parents(ctx context.Context, n int) ([]meta.Ino, error) {
+	ps := make([]meta.Ino, 0, n/dirsPerParent+1)
+	for i := 0; i < n; i += dirsPerParent {
+		p, err := f.dir(ctx, f.Dir, fmt.Sprintf("p%d", i/dirsPerParent))
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
+}
+
 func prepMkdir(ctx context.Context, f *Fixture, n int) (func(int) error, error) {
 	ns := names("d", n)
+	ps, err := f.parents(ctx, n)
+	if err != nil {
+		return nil, err
+	}
 	return func(i int) error {
-		_, err := f.dir(ctx, f.Dir, ns[i])
+		_, err := f.dir(ctx, ps[i/dirsPerParent], ns[i])
 		return err
 	}, nil
 }
@@ -73,12 +95,16 @@ func prepMvdir(ctx context.Context, f *Fixture, n int) (func(int) error, error) 
 
 func prepRmdir(ctx context.Context, f *Fixture, n int) (func(int) error, error) {
 	ns := names("d", n)
-	for _, name := range ns {
-		if _, err := f.dir(ctx, f.Dir, name); err != nil {
+	ps, err := f.parents(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	for i, name := range ns {
+		if _, err := f.dir(ctx, ps[i/dirsPerParent], name); err != nil {
 			return nil, err
 		}
 	}
-	return func(i int) error { return f.eng().Rmdir(ctx, f.Vol.Cred, f.Dir, ns[i]) }, nil
+	return func(i int) error { return f.eng().Rmdir(ctx, f.Vol.Cred, ps[i/dirsPerParent], ns[i]) }, nil
 }
 
 func prepReaddir(size int) func(ctx context.Context, f *Fixture, n int) (func(int) error, error) {
