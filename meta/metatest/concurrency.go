@@ -18,11 +18,19 @@ import (
 // registers its own cleanup. Eight goroutines per client create, link,
 // rename, write, truncate and delete in one directory with a small set of
 // names, so that they collide constantly; others compact the slice lists
-// being written. Only the errors the collisions
-// explain are accepted (ENOENT, EEXIST, ENOTEMPTY, ENOTDIR, EISDIR, EPERM
-// for a link to a directory); afterwards Verify must find every counter
-// exact, seen from either client.
+// being written. Only the errors the collisions explain are accepted
+// (ENOENT, EEXIST, ENOTEMPTY, ENOTDIR, EISDIR, EPERM for a link to a
+// directory); afterwards Verify must find every counter exact, seen from
+// either client. A second subtest moves directories into each other from
+// both clients at once: no move may create a cycle or lose a directory.
 func RunConcurrency(t *testing.T, open func(t *testing.T) meta.Engine, reopen func(t *testing.T, e meta.Engine) meta.Engine) {
+	t.Run("OneDirectory", func(t *testing.T) { raceOneDirectory(t, open, reopen) })
+	t.Run("DirectoryMoves", func(t *testing.T) { raceDirectoryMoves(t, open, reopen) })
+}
+
+// twoClients formats a volume through open and returns it with a second
+// client from reopen, each with a session.
+func twoClients(t *testing.T, open func(t *testing.T) meta.Engine, reopen func(t *testing.T, e meta.Engine) meta.Engine) ([]meta.Engine, []uint64) {
 	ctx := t.Context()
 	e1 := open(t)
 	if err := e1.Init(ctx, volumeFormat("concurrency"), false); err != nil {
@@ -41,6 +49,13 @@ func RunConcurrency(t *testing.T, open func(t *testing.T) meta.Engine, reopen fu
 		}
 		sids[i] = sid
 	}
+	return clients, sids
+}
+
+func raceOneDirectory(t *testing.T, open func(t *testing.T) meta.Engine, reopen func(t *testing.T, e meta.Engine) meta.Engine) {
+	ctx := t.Context()
+	clients, sids := twoClients(t, open, reopen)
+	e1, e2 := clients[0], clients[1]
 	dirIno, err := e1.NextInodes(ctx, 1)
 	if err != nil {
 		t.Fatalf("NextInodes: %v", err)
@@ -264,6 +279,79 @@ func (r *racer) step() {
 					r.fail("Readdir out of order: %q after %q", ents[i].Name, ents[i-1].Name)
 				}
 			}
+		}
+	}
+}
+
+// raceDirectoryMoves moves eight directories into one another from 16
+// goroutines on two clients. Each directory keeps its name; a move takes it
+// from its current parent into another of the eight or the root. Moves that
+// would put a directory inside itself must fail with EINVAL, also when two
+// moves that are each fine alone would together close a cycle.
+func raceDirectoryMoves(t *testing.T, open func(t *testing.T) meta.Engine, reopen func(t *testing.T, e meta.Engine) meta.Engine) {
+	ctx := t.Context()
+	clients, _ := twoClients(t, open, reopen)
+	const n = 8
+	first, err := clients[0].NextInodes(ctx, n)
+	if err != nil {
+		t.Fatalf("NextInodes: %v", err)
+	}
+	dirs := make([]meta.Ino, n)
+	for i := range dirs {
+		dirs[i] = first + meta.Ino(i)
+		if _, err := clients[0].Mknod(ctx, meta.RootCred, meta.RootIno, fmt.Sprintf("d%d", i), dirs[i], meta.TypeDirectory, 0755, 0, ""); err != nil {
+			t.Fatalf("mkdir: %v", err)
+		}
+	}
+	seed := time.Now().UnixNano()
+	moves := 60
+	if testing.Short() {
+		moves = 20
+	}
+	var (
+		mu    sync.Mutex
+		errs  []string
+		moved int
+	)
+	var wg sync.WaitGroup
+	for w := 0; w < 16; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := clients[w%2]
+			rng := rand.New(rand.NewSource(seed + int64(w)))
+			for i := 0; i < moves; i++ {
+				k := rng.Intn(n)
+				to := meta.RootIno
+				if j := rng.Intn(n + 1); j < n {
+					to = dirs[j]
+				}
+				a, err := e.GetAttr(ctx, dirs[k])
+				if err == nil {
+					_, _, _, err = e.Rename(ctx, meta.RootCred, a.Parent, fmt.Sprintf("d%d", k), to, fmt.Sprintf("d%d", k), 0, 0)
+				}
+				mu.Lock()
+				switch {
+				case err == nil:
+					moved++
+				case errors.Is(err, meta.ErrNotFound), errors.Is(err, meta.ErrInvalid):
+				default:
+					if len(errs) < 20 {
+						errs = append(errs, fmt.Sprintf("worker %d: move d%d into %d: %v", w, k, to, err))
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, e := range errs {
+		t.Error(e)
+	}
+	t.Logf("seed %d: %d successful moves", seed, moved)
+	for i, e := range clients {
+		if err := Verify(ctx, e); err != nil {
+			t.Errorf("tree check from client %d after racing directory moves (a cycle hides directories from the root): %v", i, err)
 		}
 	}
 }
