@@ -242,17 +242,17 @@ func (x *env) deadIDs() map[uint64]uint32 {
 	return out
 }
 
-// mark waits until the clock has moved on and returns the time, so that a
-// time an operation sets afterwards is >= mark and one set before is < mark.
+// mark returns a time between the operations before and after it: it lies
+// 1 ms after the time it was called and 1 ms before it returns, so that an
+// engine keeping times in microseconds (or coarser, up to 1 ms) still sets
+// times >= mark afterwards and has set times < mark before.
 func (x *env) mark() int64 {
-	before := time.Now().UnixNano()
+	start := time.Now()
 	time.Sleep(2 * time.Millisecond)
-	now := time.Now().UnixNano()
-	for now <= before {
+	for time.Since(start) < 2*time.Millisecond {
 		time.Sleep(time.Millisecond)
-		now = time.Now().UnixNano()
 	}
-	return now
+	return start.UnixNano() + int64(time.Millisecond)
 }
 
 func (x *env) verify() {
