@@ -39,6 +39,9 @@ func testFlock(x *env) {
 	x.want(nil, x.e.Flock(x.ctx, f, a, meta.LockWrite), "exclusive flock after unlock")
 	// flock and fcntl locks do not interact on Linux.
 	x.want(nil, x.e.SetLk(x.ctx, f, b, meta.Lock{Type: meta.LockWrite, Start: 0, End: toEnd, Pid: 2}), "fcntl lock while another owner holds a flock")
+	// The same owner number in another session is another owner.
+	other := meta.LockOwner{Session: x.session("other"), Owner: a.Owner}
+	x.want(meta.ErrAgain, x.e.Flock(x.ctx, f, other, meta.LockRead), "flock by the same owner number in another session")
 	// Another file is independent.
 	g := x.create(meta.RootIno, "g")
 	x.want(nil, x.e.Flock(x.ctx, g, b, meta.LockWrite), "exclusive flock on another file")
