@@ -23,12 +23,31 @@ type Env struct {
 	Kernel    string    `json:"kernel"`
 	Go        string    `json:"go"`
 	Cairn     string    `json:"cairn"`
+	// LoadStart and LoadEnd are the 1, 5 and 15 minute load averages when
+	// the measurement began and ended: on a shared machine they say how
+	// much else was running.
+	LoadStart string `json:"load_start"`
+	LoadEnd   string `json:"load_end,omitempty"`
+}
+
+// LoadAverage returns the 1, 5 and 15 minute load averages, or "".
+func LoadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // Machine describes this machine now.
 func Machine() Env {
 	e := Env{Date: time.Now().UTC(), CPUs: runtime.NumCPU(), Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH}
 	e.Host, _ = os.Hostname()
+	e.LoadStart = LoadAverage()
 	e.CPU = procField("/proc/cpuinfo", "model name")
 	if kb := procField("/proc/meminfo", "MemTotal"); kb != "" {
 		var n float64

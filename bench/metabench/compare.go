@@ -109,6 +109,7 @@ func Compare(ctx context.Context, targets []Target, bt Benchtime, count int, pro
 		}
 		rep.Engines = append(rep.Engines, res)
 	}
+	rep.Env.LoadEnd = bench.LoadAverage()
 	return rep, nil
 }
 

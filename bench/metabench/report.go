@@ -62,6 +62,9 @@ func (r *Report) WriteMarkdown(w io.Writer, charts map[string]string) error {
 	}
 	fmt.Fprintf(&b, "Measured %s on %s: %s, %d CPUs, %.1f GiB, %s; %s.\n\n",
 		env.Date.Format("2006-01-02 15:04 UTC"), env.Host, orUnknown(env.CPU), env.CPUs, env.MemoryGiB, env.Kernel, build)
+	if env.LoadStart != "" {
+		fmt.Fprintf(&b, "Load average (1, 5, 15 min) at the start %s, at the end %s: the higher above the CPU count, the more other work shared the machine and the noisier the figures.\n\n", env.LoadStart, orUnknown(env.LoadEnd))
+	}
 	runs := "once"
 	if r.Count > 1 {
 		runs = fmt.Sprintf("%d times, all operations in turn, and the median is shown", r.Count)
