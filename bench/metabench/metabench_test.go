@@ -61,7 +61,7 @@ func BenchmarkMeta(b *testing.B) {
 	}()
 	// Configuration lines in go test's "key: value" form, which benchstat
 	// keeps with the results.
-	fmt.Printf("engine: %s %s\ncaches: %s\n", v.Engine.Name(), v.URL, Caches)
+	fmt.Printf("engine: %s %s\ncaches: %s\nload: %s\n", v.Engine.Name(), v.URL, Caches, bench.LoadAverage())
 	for _, op := range Ops() {
 		b.Run(op.Name, func(b *testing.B) {
 			b.StopTimer()
