@@ -105,7 +105,7 @@ func TestLinkCounts(t *testing.T) {
 	}
 	// Moving a directory to another parent moves its ".." link.
 	must(t, os.Mkdir(v.path("e"), 0o755), "mkdir e")
-	must(t, os.Rename(v.path("d", "b"), v.path("e", "b")), "rename dir")
+	must(t, unix.Rename(v.path("d", "b"), v.path("e", "b")), "rename dir")
 	if d, e := nlink(v.path("d")), nlink(v.path("e")); d != 3 || e != 3 {
 		t.Errorf("after moving a directory: nlink %d and %d, want 3 and 3", d, e)
 	}
@@ -129,7 +129,7 @@ func TestLinkCounts(t *testing.T) {
 	}
 	wantContent(t, v.path("e", "link1"), []byte("through a link"))
 	// Rename over a hard link of the same file does nothing (POSIX).
-	must(t, os.Rename(v.path("link2"), v.path("e", "link1")), "rename onto own link")
+	must(t, unix.Rename(v.path("link2"), v.path("e", "link1")), "rename onto own link")
 	if _, err := os.Lstat(v.path("link2")); err != nil {
 		t.Errorf("rename onto a link of the same inode removed the source: %v", err)
 	}
@@ -154,7 +154,7 @@ func TestRename(t *testing.T) {
 	writeFile(t, p("a"), []byte("A"))
 	writeFile(t, p("b"), []byte("B"))
 	ino := lstat(t, p("a")).Ino
-	must(t, os.Rename(p("a"), p("b")), "rename over file")
+	must(t, unix.Rename(p("a"), p("b")), "rename over file")
 	wantContent(t, p("b"), []byte("A"))
 	if got := lstat(t, p("b")).Ino; got != ino {
 		t.Errorf("renamed file has inode %d, want %d", got, ino)
@@ -165,7 +165,7 @@ func TestRename(t *testing.T) {
 	// A directory over an empty directory.
 	must(t, os.MkdirAll(p("d1", "sub"), 0o755), "mkdir")
 	must(t, os.Mkdir(p("d2"), 0o755), "mkdir")
-	must(t, os.Rename(p("d1"), p("d2")), "rename dir over empty dir")
+	must(t, unix.Rename(p("d1"), p("d2")), "rename dir over empty dir")
 	if _, err := os.Stat(p("d2", "sub")); err != nil {
 		t.Errorf("moved directory's child: %v", err)
 	}
@@ -173,16 +173,16 @@ func TestRename(t *testing.T) {
 	must(t, os.Mkdir(p("full"), 0o755), "mkdir")
 	writeFile(t, p("full", "x"), nil)
 	must(t, os.Mkdir(p("empty"), 0o755), "mkdir")
-	e := func(err error) error { return err }
-	wantErrno(t, e(os.Rename(p("d2"), p("full"))), unix.ENOTEMPTY, "directory over a non-empty directory")
-	wantErrno(t, e(os.Rename(p("b"), p("empty"))), unix.EISDIR, "file over a directory")
-	wantErrno(t, e(os.Rename(p("empty"), p("b"))), unix.ENOTDIR, "directory over a file")
-	wantErrno(t, e(os.Rename(p("d2"), p("d2", "sub", "inside"))), unix.EINVAL, "directory into itself")
-	wantErrno(t, e(os.Rename(p("missing"), p("x"))), unix.ENOENT, "missing source")
-	wantErrno(t, e(os.Rename(p("b"), p("nodir", "x"))), unix.ENOENT, "into a missing directory")
-	wantErrno(t, e(os.Rename(p("b"), p("b", "x"))), unix.ENOTDIR, "below a file")
+
+	wantErrno(t, unix.Rename(p("d2"), p("full")), unix.ENOTEMPTY, "directory over a non-empty directory")
+	wantErrno(t, unix.Rename(p("b"), p("empty")), unix.EISDIR, "file over a directory")
+	wantErrno(t, unix.Rename(p("empty"), p("b")), unix.ENOTDIR, "directory over a file")
+	wantErrno(t, unix.Rename(p("d2"), p("d2", "sub", "inside")), unix.EINVAL, "directory into itself")
+	wantErrno(t, unix.Rename(p("missing"), p("x")), unix.ENOENT, "missing source")
+	wantErrno(t, unix.Rename(p("b"), p("nodir", "x")), unix.ENOENT, "into a missing directory")
+	wantErrno(t, unix.Rename(p("b"), p("b", "x")), unix.ENOTDIR, "below a file")
 	// Into another directory and back, keeping content.
-	must(t, os.Rename(p("b"), p("d2", "sub", "moved")), "rename across directories")
+	must(t, unix.Rename(p("b"), p("d2", "sub", "moved")), "rename across directories")
 	wantContent(t, p("d2", "sub", "moved"), []byte("A"))
 
 	// renameat2 flags.
@@ -225,7 +225,7 @@ func TestNameLimits(t *testing.T) {
 	}
 	wantErrno(t, os.WriteFile(v.path(tooLong), nil, 0o644), unix.ENAMETOOLONG, "create with a 256-byte name")
 	wantErrno(t, os.Mkdir(v.path(tooLong), 0o755), unix.ENAMETOOLONG, "mkdir with a 256-byte name")
-	wantErrno(t, os.Rename(v.path(long), v.path(tooLong)), unix.ENAMETOOLONG, "rename to a 256-byte name")
+	wantErrno(t, unix.Rename(v.path(long), v.path(tooLong)), unix.ENAMETOOLONG, "rename to a 256-byte name")
 	wantErrno(t, os.Symlink("x", v.path(tooLong)), unix.ENAMETOOLONG, "symlink with a 256-byte name")
 	wantErrno(t, os.Link(v.path(long), v.path(tooLong)), unix.ENAMETOOLONG, "link with a 256-byte name")
 	_, err = os.Lstat(v.path(tooLong))

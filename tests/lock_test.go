@@ -98,11 +98,16 @@ func TestFcntlLocksBetweenProcesses(t *testing.T) {
 
 	// Unlocking the middle splits the lock.
 	must(t, setlk(unix.F_UNLCK, 40, 20), "unlock [40,60)")
-	if h := startHolder(t, "fcntl", path, "w", "45", "10"); h.first != "ok" {
-		t.Errorf("child lock in the unlocked middle: %s, want ok", h.first)
+	mid := startHolder(t, "fcntl", path, "w", "45", "10")
+	if mid.first != "ok" {
+		t.Errorf("child lock in the unlocked middle: %s, want ok", mid.first)
 	}
+	mid.release()
 	if h := startHolder(t, "fcntl", path, "w", "30", "20"); h.first != "EAGAIN" {
 		t.Errorf("child lock over the remaining left part: %s, want EAGAIN", h.first)
+	}
+	if h := startHolder(t, "fcntl", path, "w", "60", "40"); h.first != "EAGAIN" {
+		t.Errorf("child lock over the remaining right part: %s, want EAGAIN", h.first)
 	}
 	// Read locks share.
 	must(t, setlk(unix.F_UNLCK, 0, 0), "unlock all")
@@ -137,7 +142,9 @@ func TestFcntlLocksBetweenProcesses(t *testing.T) {
 	other, err := os.Open(path2)
 	must(t, err, "open again")
 	other.Close()
-	if h := startHolder(t, "fcntl", path2, "w", "0", "0"); h.first != "ok" {
-		t.Errorf("child lock after the parent closed a descriptor: %s, want ok", h.first)
+	after := startHolder(t, "fcntl", path2, "w", "0", "0")
+	if after.first != "ok" {
+		t.Errorf("child lock after the parent closed a descriptor: %s, want ok", after.first)
 	}
+	after.release()
 }

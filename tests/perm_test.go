@@ -85,7 +85,7 @@ func TestStickyBit(t *testing.T) {
 	v := newVolume(t)
 	tmp := v.path("tmp")
 	must(t, os.Mkdir(tmp, 0o777), "mkdir")
-	must(t, os.Chmod(tmp, 0o1777), "chmod")
+	must(t, unix.Chmod(tmp, 0o1777), "chmod")
 	if st := lstat(t, tmp); st.Mode&0o7777 != 0o1777 {
 		t.Fatalf("mode %o, want 1777", st.Mode&0o7777)
 	}
@@ -118,7 +118,7 @@ func TestSetgidDirectory(t *testing.T) {
 	d := v.path("shared")
 	must(t, os.Mkdir(d, 0o775), "mkdir")
 	must(t, os.Chown(d, 0, 4242), "chgrp")
-	must(t, os.Chmod(d, 0o2777), "chmod g+s")
+	must(t, unix.Chmod(d, 0o2777), "chmod g+s")
 	writeFile(t, v.path("shared", "f"), nil)
 	if st := lstat(t, v.path("shared", "f")); st.Gid != 4242 {
 		t.Errorf("file in a setgid directory has gid %d, want 4242", st.Gid)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"cairn/internal/testenv"
 )
@@ -93,7 +94,13 @@ func (v *volume) mountAt(t testing.TB, dir string, extra ...string) *testenv.Mou
 	t.Helper()
 	args := append([]string{"mount", v.meta, dir, "--cache-dir", filepath.Join(tempDir(t), "cache")}, v.mountArgs...)
 	args = append(args, extra...)
-	return testenv.StartMount(t, exec.Command(cairnBin, args...), dir)
+	m := testenv.StartMount(t, exec.Command(cairnBin, args...), dir)
+	// The kernel lists the mount before the server has finished starting
+	// (and handles its signals from then on); a user's Ctrl-C comes later.
+	if !m.WaitOutput("msg=mounted", 30*time.Second) {
+		t.Fatalf("%s is mounted but cairn never said it was ready; its output:\n%s", dir, m.Output())
+	}
+	return m
 }
 
 // unmount stops the mount the way Ctrl-C does and checks that it went well.

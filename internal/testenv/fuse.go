@@ -73,6 +73,19 @@ func StartMount(t testing.TB, cmd *exec.Cmd, dir string) *Mount {
 // Output is what the serving process printed so far.
 func (m *Mount) Output() string { return m.output.String() }
 
+// WaitOutput waits until the serving process has printed want, and
+// reports whether it did within timeout (false too when it exited first).
+func (m *Mount) WaitOutput(want string, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(m.output.String(), want) {
+		if m.Exited() || time.Now().After(deadline) {
+			return strings.Contains(m.output.String(), want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
 // Exited reports whether the serving process has ended.
 func (m *Mount) Exited() bool {
 	select {
@@ -98,9 +111,7 @@ func (m *Mount) Unmount() error {
 	if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		return fmt.Errorf("signal the process serving %s: %w", m.Dir, err)
 	}
-	select {
-	case <-m.done:
-	case <-time.After(60 * time.Second):
+	if !m.wait(60 * time.Second) {
 		return fmt.Errorf("the process serving %s did not exit 60s after SIGTERM", m.Dir)
 	}
 	if IsMounted(m.Dir) {
@@ -118,8 +129,55 @@ func (m *Mount) Kill() error {
 	if err := m.cmd.Process.Kill(); err != nil {
 		return err
 	}
-	<-m.done
+	if !m.wait(10 * time.Second) {
+		abortMount(m.Dir)
+		if !m.wait(10 * time.Second) {
+			return fmt.Errorf("the process serving %s did not die of SIGKILL, even after its FUSE connection was aborted", m.Dir)
+		}
+		return fmt.Errorf("the process serving %s hung in exit after SIGKILL until its FUSE connection was aborted", m.Dir)
+	}
 	return nil
+}
+
+// kernelStacks describes where each thread of process pid waits in the
+// kernel, to tell a deadlock on the process's own mount from a busy loop.
+func kernelStacks(pid int) string {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*", pid))
+	var b strings.Builder
+	for _, task := range tasks {
+		stack, _ := os.ReadFile(filepath.Join(task, "stack"))
+		lines := strings.Fields(string(stack))
+		var frames []string
+		for _, l := range lines {
+			if strings.Contains(l, "+0x") {
+				frames = append(frames, l[:strings.Index(l, "+0x")])
+			}
+		}
+		if len(frames) > 6 {
+			frames = frames[:6]
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", filepath.Base(task), strings.Join(frames, " < "))
+	}
+	return b.String()
+}
+
+// wait waits up to d for the serving process to end.
+func (m *Mount) wait(d time.Duration) bool {
+	select {
+	case <-m.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// abortMount aborts the FUSE connection of dir (umount -f), failing every
+// request in flight, so that a server stuck waiting on its own mount can
+// exit.
+func abortMount(dir string) {
+	if IsMounted(dir) {
+		syscall.Unmount(dir, syscall.MNT_FORCE)
+	}
 }
 
 // cleanup makes sure nothing is left: the process is gone and dir is not
@@ -127,12 +185,16 @@ func (m *Mount) Kill() error {
 func (m *Mount) cleanup(t testing.TB) {
 	if !m.Exited() {
 		m.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-m.done:
-		case <-time.After(30 * time.Second):
-			t.Errorf("the process serving %s ignored SIGTERM for 30s; killing it", m.Dir)
+		if !m.wait(30 * time.Second) {
+			t.Errorf("the process serving %s ignored SIGTERM for 30s; killing it. Its threads wait in:\n%s\nIts output:\n%s", m.Dir, kernelStacks(m.cmd.Process.Pid), m.Output())
 			m.cmd.Process.Kill()
-			<-m.done
+			if !m.wait(10 * time.Second) {
+				t.Errorf("the process serving %s hung after SIGKILL; aborting its FUSE connection", m.Dir)
+				abortMount(m.Dir)
+				if !m.wait(30 * time.Second) {
+					t.Errorf("the process serving %s is still alive; giving up on it", m.Dir)
+				}
+			}
 		}
 	}
 	ForceUnmount(t, m.Dir)
