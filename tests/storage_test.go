@@ -10,11 +10,14 @@ import (
 
 // The object store the suite keeps blocks in: CAIRN_TEST_STORAGE=file (the
 // default, a local directory) or s3 (a MinIO server on loopback, one per
-// volume, started by the test). The cases that look at block files on
-// disk or at 'cairn format' flags are file-only; the data, directory,
-// persistence and crash cases run on both:
+// volume, started by the test). The cases that count block files in the
+// bucket directory (TestUnlinkWhileOpen, TestDeleteFreesSpace), check
+// 'cairn format' output or flags for the file store (cli_test.go) or run
+// 'cairn mount' without the volume's flags (TestBackgroundMountAndUmount)
+// are file-only; the data, directory, lock, permission, persistence and
+// crash cases run on both, e.g.:
 //
-//	CAIRN_TEST_STORAGE=s3 go test ./tests -run "$(cat tests/s3_cases.txt)"
+//	CAIRN_TEST_STORAGE=s3 go test ./tests -run 'TestRandomWrites|TestSparseFile|TestTruncate|TestLargeFile|TestOpenFlags|TestODirect|TestFallocate|TestCopyFileRange|TestMmap|TestManyFiles|TestLinkCounts|TestRename|TestNameLimits|TestSymlinks|TestSpecialFiles|TestErrnos|TestNoSpace|TestReadOnlyMount|TestFlock|TestFcntlLocks|TestPermissions|TestStickyBit|TestSetgidDirectory|TestRemount|TestFsyncSurvivesCrash|TestSecondMount|TestStatfs|TestTimestamps|TestXattrs'
 func storageName() string {
 	if s := os.Getenv("CAIRN_TEST_STORAGE"); s != "" {
 		return s
