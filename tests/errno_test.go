@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"strconv"
@@ -122,5 +123,57 @@ func TestReadOnlyMount(t *testing.T) {
 		v.unmount(t)
 		v.mount(t)
 		wantContent(t, v.path("file"), []byte("kept"))
+	}
+}
+
+// TestHugeOffsets checks that sizes beyond what the volume can address
+// fail with EFBIG instead of wrapping around onto the start of the file,
+// and that fallocate modes cairn does not implement are refused.
+func TestHugeOffsets(t *testing.T) {
+	v := newVolume(t)
+	path := v.path("huge")
+	head := pattern(71, 4096)
+	writeFile(t, path, head)
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	must(t, err, "open")
+	defer f.Close()
+	for _, size := range []int64{1 << 50, 1 << 62} {
+		err := f.Truncate(size)
+		if err != nil {
+			wantErrno(t, err, unix.EFBIG, "truncate to "+strconv.FormatInt(size, 10))
+			continue
+		}
+		// Accepted: then the file must really be that long, and a byte
+		// written at its end must not land anywhere else.
+		fi, err := f.Stat()
+		must(t, err, "fstat")
+		if fi.Size() != size {
+			t.Errorf("truncate to %d: size %d", size, fi.Size())
+		}
+		if _, err := f.WriteAt([]byte("z"), size-1); err != nil {
+			wantErrno(t, err, unix.EFBIG, "write at "+strconv.FormatInt(size-1, 10))
+		}
+		got := make([]byte, len(head))
+		_, err = f.ReadAt(got, 0)
+		must(t, err, "read head")
+		if !bytes.Equal(got, head) {
+			t.Errorf("after growing to %d and writing at its end, the first bytes changed: %s", size, diffBytes(got, head))
+		}
+		must(t, f.Truncate(int64(len(head))), "truncate back")
+	}
+	_, err = f.WriteAt([]byte("z"), 1<<62)
+	if err != nil {
+		wantErrno(t, err, unix.EFBIG, "write at 2^62")
+	}
+	got := make([]byte, len(head))
+	_, err = f.ReadAt(got, 0)
+	must(t, err, "read head")
+	if !bytes.Equal(got, head) {
+		t.Errorf("after a write at 2^62, the first bytes changed: %s", diffBytes(got, head))
+	}
+	must(t, f.Truncate(int64(len(head))), "truncate back")
+	err = unix.Fallocate(int(f.Fd()), unix.FALLOC_FL_COLLAPSE_RANGE, 0, 4096)
+	if err != nil {
+		wantErrno(t, err, unix.EOPNOTSUPP, "fallocate COLLAPSE_RANGE")
 	}
 }
