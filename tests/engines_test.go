@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/internal/testenv"
 	"cairn/meta/engines"
 )
 
@@ -19,6 +20,8 @@ var metaEngines = map[string]func(t testing.TB) string{
 	"sqlite3": func(t testing.TB) string {
 		return "sqlite3://" + filepath.Join(tempDir(t), "meta.db")
 	},
+	"redis": func(t testing.TB) string { return testenv.Redis(t).URL(1) },
+	"etcd":  func(t testing.TB) string { return testenv.Etcd(t).URL("cairn") },
 }
 
 // engineName is the engine this run of the suite uses.
