@@ -104,5 +104,6 @@ func (v *VFS) Compact(ctx context.Context, ino meta.Ino, idx uint32) error {
 		f.invalidate(int64(idx))
 		f.mu.Unlock()
 	}
+	v.kickGC()
 	return nil
 }

@@ -236,6 +236,7 @@ func (v *VFS) release(ctx context.Context, h *handle) error {
 	if err := v.client.Closed(ctx, h.ino); err != nil {
 		errs = append(errs, err)
 	}
+	v.kickGC() // the last close of an unlinked file frees it
 	return errors.Join(errs...)
 }
 

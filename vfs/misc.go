@@ -69,6 +69,9 @@ func (v *VFS) Fallocate(ctx context.Context, cred meta.Cred, fh uint64, ino meta
 		}
 	}
 	_, err := v.client.Fallocate(ctx, cred, ino, mode, off, size)
+	if err == nil && mode&(meta.FallocPunchHole|meta.FallocZeroRange) != 0 {
+		v.kickGC()
+	}
 	if f != nil {
 		f.mu.Lock()
 		f.invalidate(-1)

@@ -95,6 +95,9 @@ func (v *VFS) truncate(ctx context.Context, cred meta.Cred, ino meta.Ino, size u
 		}
 	}
 	a, err := v.client.Truncate(ctx, cred, ino, size)
+	if err == nil {
+		v.kickGC()
+	}
 	if f != nil {
 		f.mu.Lock()
 		f.invalidate(-1)
@@ -201,7 +204,10 @@ func (v *VFS) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, name 
 	if parent == meta.RootIno && name == StatsName {
 		return meta.ErrNotPermitted
 	}
-	_, _, err := v.client.Unlink(ctx, cred, parent, name)
+	_, a, err := v.client.Unlink(ctx, cred, parent, name)
+	if err == nil && a.Nlink == 0 {
+		v.kickGC()
+	}
 	return err
 }
 
@@ -232,6 +238,9 @@ func (v *VFS) Rename(ctx context.Context, cred meta.Cred, srcParent meta.Ino, sr
 		return meta.ErrNotPermitted
 	}
 	_, _, err := v.client.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
+	if err == nil {
+		v.kickGC()
+	}
 	return err
 }
 

@@ -63,8 +63,9 @@ type VFS struct {
 	lockOwners map[meta.Ino]map[uint64]bool // who took byte-range locks here
 	closed     bool
 
-	stop chan struct{}
-	bg   sync.WaitGroup
+	stop   chan struct{}
+	gcKick chan struct{} // something may have become garbage
+	bg     sync.WaitGroup
 }
 
 // New builds the file system over a started client and a block store.
@@ -82,6 +83,7 @@ func New(client *meta.Client, store *chunk.Store, format meta.Format, cfg Config
 		compacting: make(map[compactKey]bool),
 		lockOwners: make(map[meta.Ino]map[uint64]bool),
 		stop:       make(chan struct{}),
+		gcKick:     make(chan struct{}, 1),
 	}
 	v.bg.Add(1)
 	go v.flusher()
@@ -167,9 +169,24 @@ func (v *VFS) collector() {
 		case <-v.stop:
 			return
 		case <-t.C:
+		case <-v.gcKick:
+			// Let a burst of deletes finish before collecting.
+			select {
+			case <-v.stop:
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
 		}
 		if _, err := v.CollectGarbage(context.Background()); err != nil {
 			slog.Warn("remove dead slices", "err", err)
 		}
+	}
+}
+
+// kickGC asks the collector to run soon: data may have been freed.
+func (v *VFS) kickGC() {
+	select {
+	case v.gcKick <- struct{}{}:
+	default:
 	}
 }
