@@ -32,15 +32,36 @@ type EtcdMember struct {
 }
 
 // Etcd starts a three-member cluster and waits until it has a leader. It
-// skips (fails in CI) without the etcd binary (Debian's etcd-server).
+// skips (fails in CI) without the etcd binary (Debian's etcd-server). A
+// port taken between choosing it and etcd binding it (other tests run
+// alongside) makes it start again on other ports.
 func Etcd(t testing.TB) *EtcdCluster {
 	t.Helper()
 	bin := Binary(t, []string{"etcd"}, "/usr/bin", "/usr/local/bin", "/usr/lib/etcd")
-	c := &EtcdCluster{bin: bin, t: t}
-	root := t.TempDir()
+	for attempt := 1; ; attempt++ {
+		c := &EtcdCluster{bin: bin, t: t}
+		err := c.start(t.TempDir())
+		if err == nil {
+			t.Cleanup(c.killAll)
+			return c
+		}
+		c.killAll()
+		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (c *EtcdCluster) killAll() {
+	for i := range c.Members {
+		c.Kill(i)
+	}
+}
+
+func (c *EtcdCluster) start(root string) error {
 	var initial []string
 	for i := 0; i < 3; i++ {
-		m := &EtcdMember{Name: fmt.Sprintf("m%d", i), ClientPort: FreePort(t), PeerPort: FreePort(t),
+		m := &EtcdMember{Name: fmt.Sprintf("m%d", i), ClientPort: FreePort(c.t), PeerPort: FreePort(c.t),
 			Dir: filepath.Join(root, fmt.Sprintf("m%d", i))}
 		c.Members = append(c.Members, m)
 		initial = append(initial, fmt.Sprintf("%s=http://127.0.0.1:%d", m.Name, m.PeerPort))
@@ -59,18 +80,17 @@ func Etcd(t testing.TB) *EtcdCluster {
 			"--log-outputs", filepath.Join(root, m.Name+".log"),
 		}
 	}
-	t.Cleanup(func() {
-		for i := range c.Members {
-			c.Kill(i)
+	for i := range c.Members {
+		if err := c.startProcess(i); err != nil {
+			return err
 		}
-	})
-	for i := range c.Members {
-		c.startProcess(i)
 	}
 	for i := range c.Members {
-		c.waitHealthy(i, 30*time.Second)
+		if err := c.waitHealthy(i, 30*time.Second); err != nil {
+			return err
+		}
 	}
-	return c
+	return nil
 }
 
 // Endpoints are the members' client addresses, host:port.
@@ -87,22 +107,22 @@ func (c *EtcdCluster) URL(prefix string) string {
 	return "etcd://" + strings.Join(c.Endpoints(), ",") + "/" + prefix
 }
 
-func (c *EtcdCluster) startProcess(i int) {
-	c.t.Helper()
+func (c *EtcdCluster) startProcess(i int) error {
 	m := c.Members[i]
 	m.cmd = exec.Command(c.bin, m.args...)
 	if err := m.cmd.Start(); err != nil {
-		c.t.Fatalf("start etcd member %s: %v", m.Name, err)
+		return fmt.Errorf("start etcd member %s: %v", m.Name, err)
 	}
+	return nil
 }
 
 // waitHealthy waits until member i reports itself healthy (which needs a
 // quorum of the cluster).
-func (c *EtcdCluster) waitHealthy(i int, within time.Duration) {
-	c.t.Helper()
+func (c *EtcdCluster) waitHealthy(i int, within time.Duration) error {
 	m := c.Members[i]
 	client := http.Client{Timeout: time.Second}
 	deadline := time.Now().Add(within)
+	logPath := filepath.Join(filepath.Dir(m.Dir), m.Name+".log")
 	for {
 		resp, err := client.Get(fmt.Sprintf("http://127.0.0.1:%d/health", m.ClientPort))
 		if err == nil {
@@ -110,12 +130,12 @@ func (c *EtcdCluster) waitHealthy(i int, within time.Duration) {
 			n, _ := resp.Body.Read(buf[:])
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK && strings.Contains(string(buf[:n]), `"true"`) {
-				return
+				return nil
 			}
 		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(filepath.Dir(m.Dir), m.Name+".log"))
-			c.t.Fatalf("etcd member %s not healthy on port %d within %v; its log:\n%s", m.Name, m.ClientPort, within, tail(log, 4000))
+		log, _ := os.ReadFile(logPath)
+		if time.Now().After(deadline) || strings.Contains(string(log), "address already in use") {
+			return fmt.Errorf("etcd member %s not healthy on port %d; its log:\n%s", m.Name, m.ClientPort, tail(log, 4000))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -144,6 +164,11 @@ func (c *EtcdCluster) Kill(i int) {
 // until it has rejoined the cluster.
 func (c *EtcdCluster) Restart(i int) {
 	c.t.Helper()
-	c.startProcess(i)
-	c.waitHealthy(i, 30*time.Second)
+	err := c.startProcess(i)
+	if err == nil {
+		err = c.waitHealthy(i, 30*time.Second)
+	}
+	if err != nil {
+		c.t.Fatal(err)
+	}
 }

@@ -37,14 +37,13 @@ func TestBadgerConcurrency(t *testing.T) {
 // machine would open.
 func TestEtcdConcurrency(t *testing.T) {
 	c := testenv.Etcd(t)
-	url := c.URL("race")
-	open := func(t *testing.T) meta.Engine {
-		e, err := OpenEtcdURL(url)
+	metatest.RunConcurrency(t, etcdOpener(c), func(t *testing.T, e meta.Engine) meta.Engine {
+		prefix := e.(*Engine).k.prefix
+		second, err := OpenEtcdURL(c.URL(string(prefix[:len(prefix)-1])))
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
-	metatest.RunConcurrency(t, open, func(t *testing.T, _ meta.Engine) meta.Engine { return open(t) })
+		t.Cleanup(func() { second.Close() })
+		return second
+	})
 }

@@ -137,19 +137,20 @@ func (e *Engine) Compact(ctx context.Context, ino meta.Ino, idx uint32, old []me
 // whether anything was left to drop.
 func (t *txn) dropChunks(ino meta.Ino, from uint32, budget int) (bool, error) {
 	_, end := t.k.subRange(ino, subChunk)
-	limit := 0
-	if budget > 0 {
-		limit = budget
-	}
-	kvs, err := t.Scan(t.k.chunk(ino, from), end, limit)
+	kvs, err := t.Scan(t.k.chunk(ino, from), end, max(budget, 0))
 	if err != nil {
 		return false, err
 	}
+	return len(kvs) > 0, t.dropChunkKeys(kvs, budget)
+}
+
+// dropChunkKeys is dropChunks over chunk pairs already read.
+func (t *txn) dropChunkKeys(kvs []KeyValue, budget int) error {
 	var gone []meta.Slice
 	for _, kv := range kvs {
 		list, err := decodeSlices(kv.Value)
 		if err != nil {
-			return false, err
+			return err
 		}
 		if budget > 0 && len(gone) > 0 && len(gone)+len(list) > budget {
 			break
@@ -162,7 +163,7 @@ func (t *txn) dropChunks(ino meta.Ino, from uint32, budget int) (bool, error) {
 		gone = append(gone, list...)
 		t.del(kv.Key)
 	}
-	return len(kvs) > 0, t.changeRefs(nil, gone)
+	return t.changeRefs(nil, gone)
 }
 
 // punch appends a hole record over [off, end) of the file to each chunk

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -93,6 +94,7 @@ func (s *EtcdStore) call(ctx context.Context, idempotent bool, f func(ctx contex
 type etcdTx struct {
 	s       *EtcdStore
 	ctx     context.Context
+	mu      sync.Mutex       // guards rev and reads during parallel reads
 	rev     int64            // revision all reads see; 0 before the first
 	reads   map[string]int64 // key -> mod revision seen (0: missing)
 	ranges  [][2]string      // scanned [begin, end)
@@ -121,6 +123,8 @@ func (t *etcdTx) Get(key []byte) ([]byte, error) {
 	return vs[0], nil
 }
 
+// BatchGet reads up to etcd's operation limit per request; more keys go
+// in several requests at the same revision, sent at once.
 func (t *etcdTx) BatchGet(keys [][]byte) ([][]byte, error) {
 	out := make([][]byte, len(keys))
 	var idx []int
@@ -131,35 +135,70 @@ func (t *etcdTx) BatchGet(keys [][]byte) ([][]byte, error) {
 			idx = append(idx, i)
 		}
 	}
+	var batches [][]int
 	for len(idx) > 0 {
-		batch := idx[:min(len(idx), etcdMaxTxnOps)]
-		idx = idx[len(batch):]
-		ops := make([]clientv3.Op, len(batch))
-		for j, i := range batch {
-			ops[j] = clientv3.OpGet(string(keys[i]), t.readOpts()...)
-		}
-		var resp *clientv3.TxnResponse
-		err := t.s.call(t.ctx, true, func(ctx context.Context) (err error) {
-			resp, err = t.s.cli.Txn(ctx).Then(ops...).Commit()
-			return err
-		})
-		if err != nil {
+		n := min(len(idx), etcdMaxTxnOps)
+		batches = append(batches, idx[:n])
+		idx = idx[n:]
+	}
+	if len(batches) == 0 {
+		return out, nil
+	}
+	if t.rev == 0 {
+		// The first request fixes the revision every later read sees.
+		if err := t.getBatch(keys, batches[0], out); err != nil {
 			return nil, err
 		}
-		t.noteRev(resp.Header.Revision)
-		for j, i := range batch {
-			kvs := resp.Responses[j].GetResponseRange().Kvs
-			t.reads[string(keys[i])] = 0
-			if len(kvs) > 0 {
-				out[i] = kvs[0].Value
-				if out[i] == nil {
-					out[i] = []byte{}
-				}
-				t.reads[string(keys[i])] = kvs[0].ModRevision
-			}
-		}
+		batches = batches[1:]
+	}
+	errs := make([]error, len(batches))
+	var wg sync.WaitGroup
+	for i, b := range batches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = t.getBatch(keys, b, out)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// getBatch reads keys[i] for i in batch into out[i] in one request.
+func (t *etcdTx) getBatch(keys [][]byte, batch []int, out [][]byte) error {
+	t.mu.Lock()
+	opts := t.readOpts()
+	t.mu.Unlock()
+	ops := make([]clientv3.Op, len(batch))
+	for j, i := range batch {
+		ops[j] = clientv3.OpGet(string(keys[i]), opts...)
+	}
+	var resp *clientv3.TxnResponse
+	err := t.s.call(t.ctx, true, func(ctx context.Context) (err error) {
+		resp, err = t.s.cli.Txn(ctx).Then(ops...).Commit()
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.noteRev(resp.Header.Revision)
+	for j, i := range batch {
+		kvs := resp.Responses[j].GetResponseRange().Kvs
+		t.reads[string(keys[i])] = 0
+		if len(kvs) > 0 {
+			out[i] = kvs[0].Value
+			if out[i] == nil {
+				out[i] = []byte{}
+			}
+			t.reads[string(keys[i])] = kvs[0].ModRevision
+		}
+	}
+	return nil
 }
 
 func (t *etcdTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {

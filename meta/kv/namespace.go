@@ -265,7 +265,7 @@ func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 		if !a.IsDir() {
 			return meta.ErrNotDir
 		}
-		if err := t.checkEmpty(child); err != nil {
+		if err := t.removeEmptyDir(child); err != nil {
 			return err
 		}
 		ts := now()
@@ -273,7 +273,7 @@ func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 		pa.Mtime, pa.Ctime = ts, ts
 		t.setAttr(parent, &pa)
 		t.del(t.k.entry(parent, name))
-		return t.removeDir(child)
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("rmdir %q in inode %d: %w", name, parent, err)
@@ -281,28 +281,29 @@ func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 	return nil
 }
 
-// checkEmpty fails with ErrNotEmpty when directory ino has entries.
-func (t *txn) checkEmpty(ino meta.Ino) error {
-	b, end := t.k.subRange(ino, subEntry)
-	kvs, err := t.Scan(b, end, 1)
-	if err != nil {
-		return err
-	}
-	if len(kvs) > 0 {
-		return meta.ErrNotEmpty
-	}
-	return nil
-}
-
-// removeDir deletes an empty directory's keys and takes it out of Usage.
-func (t *txn) removeDir(ino meta.Ino) error {
-	b, end := t.k.inodeRange(ino)
-	kvs, err := t.scanAll(b, end, 256)
-	if err != nil {
-		return err
-	}
-	for _, kv := range kvs {
-		t.del(kv.Key)
+// removeEmptyDir deletes directory ino's keys and takes it out of Usage,
+// or fails with ErrNotEmpty when it has entries. One scan of the inode's
+// range does both: entries sort first among a directory's keys.
+func (t *txn) removeEmptyDir(ino meta.Ino) error {
+	begin, end := t.k.inodeRange(ino)
+	entry := len(t.k.attr(ino)) - 1
+	for {
+		kvs, err := t.Scan(begin, end, 64)
+		if err != nil {
+			return err
+		}
+		for _, kv := range kvs {
+			if kv.Key[entry] == subEntry {
+				return meta.ErrNotEmpty
+			}
+		}
+		for _, kv := range kvs {
+			t.del(kv.Key)
+		}
+		if len(kvs) < 64 {
+			break
+		}
+		begin = after(kvs[len(kvs)-1].Key)
 	}
 	t.del(t.k.attr(ino))
 	t.addUsage(ino, 0, -1)

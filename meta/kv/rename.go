@@ -248,13 +248,10 @@ func (r *renameOp) move(dstExists bool, ts int64) error {
 	spa, dpa := r.parents()
 	if dstExists {
 		if r.da.IsDir() {
-			if err := t.checkEmpty(r.dst); err != nil {
+			if err := t.removeEmptyDir(r.dst); err != nil {
 				return err
 			}
 			dpa.Nlink--
-			if err := t.removeDir(r.dst); err != nil {
-				return err
-			}
 		} else {
 			t.dropLink(r.sid, r.dst, &r.da, ts)
 			if r.da.Nlink == 0 {

@@ -189,21 +189,9 @@ const releaseBatch = 40
 func (e *Engine) ReleaseOrphan(ctx context.Context, sid uint64, ino meta.Ino) error {
 	for {
 		done := false
-		err := e.txn(ctx, func(t *txn) error {
-			done = false // an earlier attempt may have set it
-			if err := t.prefetch(t.k.orphan(sid, ino), t.k.attr(ino), t.usageKey(ino)); err != nil {
-				return err
-			}
-			if v, err := t.get(t.k.orphan(sid, ino)); err != nil || v == nil {
-				done = true
-				return err
-			}
-			more, err := t.dropChunks(ino, 0, releaseBatch)
-			if err != nil || more {
-				return err
-			}
-			done = true
-			return t.removeInode(sid, ino)
+		err := e.txn(ctx, func(t *txn) (err error) {
+			done, err = t.releaseStep(sid, ino)
+			return err
 		})
 		if err != nil {
 			return fmt.Errorf("release orphan inode %d of session %d: %w", ino, sid, err)
@@ -214,23 +202,49 @@ func (e *Engine) ReleaseOrphan(ctx context.Context, sid uint64, ino meta.Ino) er
 	}
 }
 
-// removeInode deletes an orphan whose chunks are gone.
-func (t *txn) removeInode(sid uint64, ino meta.Ino) error {
-	a, err := t.attr(ino)
-	if err != nil && !isNotFound(err) {
-		return err
+// releaseStep deletes part of an orphan: one scan of the inode's range
+// finds its chunks first (they sort first), then its other keys; the last
+// step, which sees the whole rest, removes the inode from Usage.
+func (t *txn) releaseStep(sid uint64, ino meta.Ino) (done bool, err error) {
+	if err := t.prefetch(t.k.orphan(sid, ino), t.usageKey(ino)); err != nil {
+		return false, err
 	}
-	if err == nil {
-		t.addUsage(ino, -spaceOf(&a), -1)
+	if v, err := t.get(t.k.orphan(sid, ino)); err != nil || v == nil {
+		return true, err
 	}
-	b, end := t.k.inodeRange(ino)
-	kvs, err := t.scanAll(b, end, 256)
+	begin, end := t.k.inodeRange(ino)
+	kvs, err := t.Scan(begin, end, releaseBatch)
 	if err != nil {
-		return err
+		return false, err
 	}
+	sub := len(t.k.attr(ino)) - 1
+	var chunks []KeyValue
 	for _, kv := range kvs {
+		if kv.Key[sub] == subChunk {
+			chunks = append(chunks, kv)
+		}
+	}
+	if len(chunks) > 0 {
+		return false, t.dropChunkKeys(chunks, releaseBatch)
+	}
+	last := len(kvs) < releaseBatch
+	for _, kv := range kvs {
+		if kv.Key[sub] != subAttr {
+			t.del(kv.Key)
+			continue
+		}
+		if !last {
+			continue // kept for the last step, which needs the length
+		}
+		a, err := decodeAttr(kv.Value)
+		if err != nil {
+			return false, fmt.Errorf("inode %d: %w", ino, err)
+		}
+		t.addUsage(ino, -spaceOf(&a), -1)
 		t.del(kv.Key)
 	}
-	t.del(t.k.orphan(sid, ino))
-	return nil
+	if last {
+		t.del(t.k.orphan(sid, ino))
+	}
+	return last, nil
 }

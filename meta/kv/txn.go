@@ -10,8 +10,9 @@ import (
 	"cairn/meta"
 )
 
-// maxAttempts bounds how often one operation re-runs after conflicts.
-const maxAttempts = 64
+// maxAttempts bounds how often one operation re-runs after conflicts;
+// with the growing random backoff, that is a few seconds of trying.
+const maxAttempts = 128
 
 // txn runs fn as one transaction of the store, re-running the whole
 // closure (reads included) when the store reports a conflict. fn must not
@@ -21,7 +22,7 @@ func (e *Engine) txn(ctx context.Context, fn func(t *txn) error) error {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
 			e.retries.Add(1)
-			backoff := time.Duration(rand.IntN(1+min(attempt, 20))) * 500 * time.Microsecond
+			backoff := time.Duration(rand.IntN(1+min(attempt, 40))) * 250 * time.Microsecond
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
@@ -203,5 +204,3 @@ func (t *txn) scanAll(begin, end []byte, page int) ([]KeyValue, error) {
 		begin = after(kvs[len(kvs)-1].Key)
 	}
 }
-
-func isNotFound(err error) bool { return errors.Is(err, meta.ErrNotFound) }
