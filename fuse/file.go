@@ -22,13 +22,15 @@ func (fs *FS) Create(cancel <-chan struct{}, in *gofuse.CreateIn, name string, o
 
 func (fs *FS) Open(cancel <-chan struct{}, in *gofuse.OpenIn, out *gofuse.OpenOut) gofuse.Status {
 	defer fs.observe("open", time.Now())
-	fh, _, err := fs.v.Open(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), in.Flags)
+	fh, a, err := fs.v.Open(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), in.Flags)
 	if err != nil {
 		return errno("open", err)
 	}
 	out.Fh = fh
 	if meta.Ino(in.NodeId) == statsIno {
 		out.OpenFlags |= gofuse.FOPEN_DIRECT_IO
+	} else if fs.pages.open(meta.Ino(in.NodeId), a) {
+		out.OpenFlags |= gofuse.FOPEN_KEEP_CACHE
 	}
 	return gofuse.OK
 }

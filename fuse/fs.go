@@ -18,6 +18,7 @@ type FS struct {
 	v      *vfs.VFS
 	cfg    meta.ClientConfig
 	groups groupCache
+	pages  pageCache
 }
 
 var _ gofuse.RawFileSystem = (*FS)(nil)
@@ -28,6 +29,14 @@ func NewFS(v *vfs.VFS) *FS {
 }
 
 func (fs *FS) String() string { return "cairn" }
+
+// Init is called with the server before the first request.
+func (fs *FS) Init(srv *gofuse.Server) {
+	fs.v.SetInvalidator(func(ino meta.Ino) {
+		// Attributes only (offset -1): open drops the page cache itself.
+		srv.InodeNotify(uint64(ino), -1, 0)
+	})
+}
 
 func (fs *FS) observe(op string, start time.Time) { fs.v.Observe(op, time.Since(start)) }
 

@@ -32,6 +32,14 @@ func (c *attrCache) get(ino Ino) (Attr, bool) {
 	return e.attr, true
 }
 
+// peek returns the attributes last cached for ino, expired or not.
+func (c *attrCache) peek(ino Ino) (Attr, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[ino]
+	return e.attr, ok
+}
+
 func (c *attrCache) put(ino Ino, a Attr, ttl time.Duration) {
 	if ttl <= 0 {
 		return

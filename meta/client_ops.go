@@ -85,6 +85,19 @@ func (c *Client) GetAttrFresh(ctx context.Context, ino Ino) (Attr, error) {
 	return a, nil
 }
 
+// RefreshAttr reads ino's attributes from the engine and reports whether
+// its length or times differ from what this client last knew (true too
+// when it knew nothing): another client may have changed the file.
+func (c *Client) RefreshAttr(ctx context.Context, ino Ino) (Attr, bool, error) {
+	old, known := c.attrs.peek(ino)
+	a, err := c.GetAttrFresh(ctx, ino)
+	if err != nil {
+		return Attr{}, false, err
+	}
+	changed := !known || old.Length != a.Length || old.Mtime != a.Mtime || old.Ctime != a.Ctime
+	return a, changed, nil
+}
+
 // SetAttr changes mode, owner and times.
 func (c *Client) SetAttr(ctx context.Context, cred Cred, ino Ino, set SetAttr) (Attr, error) {
 	start := now()

@@ -85,9 +85,19 @@ func (v *VFS) Open(ctx context.Context, cred meta.Cred, ino meta.Ino, flags uint
 		data := v.statsJSON(ctx)
 		return v.addHandle(&handle{ino: ino, flags: flags, stats: data}), statsAttr(len(data)), nil
 	}
-	a, err := v.client.GetAttrFresh(ctx, ino)
+	a, changed, err := v.client.RefreshAttr(ctx, ino)
 	if err != nil {
 		return 0, meta.Attr{}, err
+	}
+	if changed {
+		// The kernel may hold attributes from before another client's
+		// change; drop them so that reads see the new length.
+		v.mu.Lock()
+		inval := v.invalidate
+		v.mu.Unlock()
+		if inval != nil {
+			inval(ino)
+		}
 	}
 	writing := flags&syscall.O_ACCMODE != syscall.O_RDONLY || flags&syscall.O_TRUNC != 0
 	if a.IsDir() && writing {

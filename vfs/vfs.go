@@ -62,6 +62,7 @@ type VFS struct {
 	compacting map[compactKey]bool
 	lockOwners map[meta.Ino]map[uint64]bool // who took byte-range locks here
 	closed     bool
+	invalidate func(meta.Ino) // drops the kernel's cached attributes
 
 	stop   chan struct{}
 	gcKick chan struct{} // something may have become garbage
@@ -92,6 +93,15 @@ func New(client *meta.Client, store *chunk.Store, format meta.Format, cfg Config
 		go v.collector()
 	}
 	return v
+}
+
+// SetInvalidator installs fn, which makes the kernel forget what it
+// cached of an inode's attributes; Open calls it when it finds that
+// another client changed the file (close-to-open consistency).
+func (v *VFS) SetInvalidator(fn func(meta.Ino)) {
+	v.mu.Lock()
+	v.invalidate = fn
+	v.mu.Unlock()
 }
 
 // Client returns the metadata client the VFS runs on.
