@@ -22,23 +22,38 @@ import (
 // mount serves a fresh in-memory volume at a temporary directory.
 func mount(t *testing.T) string {
 	t.Helper()
+	eng, obj := newVolume(t)
+	return mountVolume(t, eng, obj, time.Second)
+}
+
+func newVolume(t *testing.T) (meta.Engine, object.Store) {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		testenv.Missing(t, "FUSE tests need root")
 	}
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		testenv.Missing(t, "no /dev/fuse: %v", err)
 	}
-	ctx := context.Background()
 	eng := kv.OpenMem()
-	f := meta.Format{Name: "t", UUID: "u", Storage: "mem", BlockSize: 64 << 10, Compression: "lz4", Version: meta.FormatVersion}
-	if err := eng.Init(ctx, f, false); err != nil {
+	if err := eng.Init(context.Background(), testFormat, false); err != nil {
 		t.Fatal(err)
 	}
-	store, err := chunk.New(object.NewMem("t"), chunk.Config{BlockSize: int(f.BlockSize), Compression: f.Compression})
+	t.Cleanup(func() { eng.Close() })
+	return eng, object.NewMem("t")
+}
+
+var testFormat = meta.Format{Name: "t", UUID: "u", Storage: "mem", BlockSize: 64 << 10, Compression: "lz4", Version: meta.FormatVersion}
+
+// mountVolume mounts one more client of a volume, caching for ttl.
+func mountVolume(t *testing.T, eng meta.Engine, obj object.Store, ttl time.Duration) string {
+	t.Helper()
+	ctx := context.Background()
+	f := testFormat
+	store, err := chunk.New(obj, chunk.Config{BlockSize: int(f.BlockSize), Compression: f.Compression})
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := meta.NewClient(eng, meta.ClientConfig{AttrTimeout: time.Second, EntryTimeout: time.Second, DirEntryTimeout: time.Second})
+	client := meta.NewClient(eng, meta.ClientConfig{AttrTimeout: ttl, EntryTimeout: ttl, DirEntryTimeout: ttl})
 	if err := client.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -58,9 +73,29 @@ func mount(t *testing.T) string {
 		}
 		client.Close(ctx)
 		store.Close()
-		eng.Close()
 	})
 	return dir
+}
+
+// TestCloseToOpen checks that a second client sees what the first one
+// wrote once the writer closed and the reader opened, even while the
+// reader's kernel still caches the old attributes.
+func TestCloseToOpen(t *testing.T) {
+	eng, obj := newVolume(t)
+	a := mountVolume(t, eng, obj, time.Minute)
+	b := mountVolume(t, eng, obj, time.Minute)
+	must(t, os.WriteFile(filepath.Join(a, "f"), []byte("first"), 0644))
+	if got, err := os.ReadFile(filepath.Join(b, "f")); err != nil || string(got) != "first" {
+		t.Fatalf("second client reads %q, %v", got, err)
+	}
+	f, err := os.OpenFile(filepath.Join(a, "f"), os.O_WRONLY|os.O_APPEND, 0)
+	must(t, err)
+	_, err = f.WriteString(" and second")
+	must(t, err)
+	must(t, f.Close())
+	if got, err := os.ReadFile(filepath.Join(b, "f")); err != nil || string(got) != "first and second" {
+		t.Fatalf("second client reads %q after the first appended, %v", got, err)
+	}
 }
 
 func must(t *testing.T, err error) {
