@@ -32,26 +32,27 @@ func (c *Client) IsOpen(ino Ino) bool {
 }
 
 // Closed records that a handle of ino was closed; on the last close of an
-// inode that was unlinked meanwhile, its data is released.
-func (c *Client) Closed(ctx context.Context, ino Ino) error {
+// inode that was unlinked meanwhile, its data is released, and released
+// says so.
+func (c *Client) Closed(ctx context.Context, ino Ino) (released bool, err error) {
 	c.mu.Lock()
 	o := c.open[ino]
 	if o == nil {
 		c.mu.Unlock()
-		return nil
+		return false, nil
 	}
 	o.handles--
 	if o.handles > 0 {
 		c.mu.Unlock()
-		return nil
+		return false, nil
 	}
 	delete(c.open, ino)
 	sid := c.sid
 	c.mu.Unlock()
 	if !o.orphan {
-		return nil
+		return false, nil
 	}
-	return c.releaseOrphan(ctx, sid, ino)
+	return true, c.releaseOrphan(ctx, sid, ino)
 }
 
 // orphaned is called when ino lost its last link: it is released now

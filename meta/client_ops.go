@@ -219,31 +219,32 @@ func (c *Client) Rmdir(ctx context.Context, cred Cred, parent Ino, name string) 
 }
 
 // Rename moves srcParent/srcName to dstParent/dstName (renameat2 flags).
-func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (Ino, Attr, error) {
+// replaced is the inode that lost its last link to the move, if any.
+func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (moved Ino, attr Attr, replaced Ino, err error) {
 	if err := CheckName(dstName); err != nil {
-		return 0, Attr{}, err
+		return 0, Attr{}, 0, err
 	}
 	old, _ := c.entries.get(dstParent, dstName)
 	start := now()
-	moved, a, replaced, err := c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, c.Session())
+	moved, attr, replaced, err = c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, c.Session())
 	c.observe("rename", start)
 	c.entries.drop(srcParent, srcName)
 	c.entries.drop(dstParent, dstName)
 	c.attrs.drop(srcParent, dstParent, old)
 	if err != nil {
-		return 0, Attr{}, err
+		return 0, Attr{}, 0, err
 	}
 	c.attrs.drop(moved)
 	if flags&RenameExchange == 0 {
-		c.entries.put(dstParent, dstName, moved, c.entryTTL(&a))
+		c.entries.put(dstParent, dstName, moved, c.entryTTL(&attr))
 	}
 	if replaced != 0 {
 		c.invalidateUsage()
 		if err := c.orphaned(ctx, replaced); err != nil {
-			return moved, a, err
+			return moved, attr, replaced, err
 		}
 	}
-	return moved, a, nil
+	return moved, attr, replaced, nil
 }
 
 // Readlink returns a symlink's target, cached for good: targets never

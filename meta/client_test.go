@@ -76,7 +76,7 @@ func TestClientCachesFollowOwnChanges(t *testing.T) {
 	if a, _ := c.GetAttr(ctx, ino); a.Mode != 0600 {
 		t.Fatalf("cached mode %o after chmod 600", a.Mode)
 	}
-	if _, _, err := c.Rename(ctx, meta.RootCred, meta.RootIno, "f", meta.RootIno, "g", 0); err != nil {
+	if _, _, _, err := c.Rename(ctx, meta.RootCred, meta.RootIno, "f", meta.RootIno, "g", 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := c.Lookup(ctx, meta.RootCred, meta.RootIno, "f"); !errors.Is(err, meta.ErrNotFound) {
@@ -108,7 +108,7 @@ func TestClientReleasesOrphanOnLastClose(t *testing.T) {
 		if _, err := c.GetAttrFresh(ctx, ino); err != nil {
 			t.Fatalf("open unlinked inode gone before its last close: %v", err)
 		}
-		if err := c.Closed(ctx, ino); err != nil {
+		if _, err := c.Closed(ctx, ino); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -243,10 +243,13 @@ func (v *VFS) release(ctx context.Context, h *handle) error {
 		}
 		v.putFile(h.file)
 	}
-	if err := v.client.Closed(ctx, h.ino); err != nil {
+	released, err := v.client.Closed(ctx, h.ino)
+	if err != nil {
 		errs = append(errs, err)
 	}
-	v.kickGC() // the last close of an unlinked file frees it
+	if released {
+		v.kickGC()
+	}
 	return errors.Join(errs...)
 }
 

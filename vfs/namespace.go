@@ -237,8 +237,8 @@ func (v *VFS) Rename(ctx context.Context, cred meta.Cred, srcParent meta.Ino, sr
 	if (srcParent == meta.RootIno && srcName == StatsName) || (dstParent == meta.RootIno && dstName == StatsName) {
 		return meta.ErrNotPermitted
 	}
-	_, _, err := v.client.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
-	if err == nil {
+	_, _, replaced, err := v.client.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
+	if err == nil && replaced != 0 {
 		v.kickGC()
 	}
 	return err
