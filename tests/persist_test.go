@@ -159,7 +159,7 @@ func TestSecondMount(t *testing.T) {
 	wantContent(t, v.path("dir-from-b", "f"), pattern(41, 6<<20))
 
 	// Overwrite in A, longer and then shorter, read in B after each close.
-	for i, size := range []int{9 << 20, 1000, 3<<20 + 1} {
+	for i, size := range []int{9 << 20, 1000, 1000, 3<<20 + 1, 3<<20 + 1} {
 		data := pattern(uint64(50+i), size)
 		writeFile(t, v.path("from-a"), data)
 		wantContent(t, q("from-a"), data)
