@@ -64,7 +64,7 @@ func raceOneDirectory(t *testing.T, open func(t *testing.T) meta.Engine, reopen 
 		t.Fatalf("mkdir: %v", err)
 	}
 
-	seed := time.Now().UnixNano()
+	seed := randomSeed(t)
 	t.Logf("seed %d", seed)
 	ops := 100
 	if testing.Short() {
@@ -303,7 +303,7 @@ func raceDirectoryMoves(t *testing.T, open func(t *testing.T) meta.Engine, reope
 			t.Fatalf("mkdir: %v", err)
 		}
 	}
-	seed := time.Now().UnixNano()
+	seed := randomSeed(t)
 	moves := 60
 	if testing.Short() {
 		moves = 20

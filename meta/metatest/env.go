@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
@@ -265,6 +266,19 @@ func (x *env) verify() {
 	if err := Verify(x.ctx, x.e, orphans...); err != nil {
 		x.t.Errorf("tree check after the subtest: %v", err)
 	}
+}
+
+// randomSeed is the seed of a random walk: METATEST_SEED when set, to
+// replay a failure, else the clock.
+func randomSeed(t *testing.T) int64 {
+	if s := os.Getenv("METATEST_SEED"); s != "" {
+		seed, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("METATEST_SEED=%q is not an integer", s)
+		}
+		return seed
+	}
+	return time.Now().UnixNano()
 }
 
 func u16(v uint16) *uint16 { return &v }

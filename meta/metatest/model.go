@@ -6,7 +6,6 @@ import (
 	"math/rand"
 	"sort"
 	"strings"
-	"time"
 
 	"cairn/meta"
 )
@@ -289,7 +288,7 @@ func (m *model) compare(x *env) error {
 // with few names, against the engine and the model, and checks that each
 // fails exactly when the model says and leaves the same tree.
 func testModel(x *env) {
-	seed := time.Now().UnixNano()
+	seed := randomSeed(x.t)
 	rng := rand.New(rand.NewSource(seed))
 	m := newModel()
 	pick := func(list []meta.Ino) meta.Ino { return list[rng.Intn(len(list))] }
@@ -374,11 +373,11 @@ func testModel(x *env) {
 		err := run()
 		switch {
 		case op.allowed == nil && err != nil:
-			x.t.Fatalf("seed %d step %d: %s: unexpected error %v\nlast operations:\n%s", seed, step, op.what, err, tail(history))
+			x.t.Fatalf("seed %d (METATEST_SEED replays it) step %d: %s: unexpected error %v\nlast operations:\n%s", seed, step, op.what, err, tail(history))
 		case op.allowed != nil && err == nil:
-			x.t.Fatalf("seed %d step %d: %s succeeded; Linux fails it with %v\nlast operations:\n%s", seed, step, op.what, op.allowed, tail(history))
+			x.t.Fatalf("seed %d (METATEST_SEED replays it) step %d: %s succeeded; Linux fails it with %v\nlast operations:\n%s", seed, step, op.what, op.allowed, tail(history))
 		case op.allowed != nil && !isAny(err, op.allowed):
-			x.t.Fatalf("seed %d step %d: %s: got error %v, want %v\nlast operations:\n%s", seed, step, op.what, err, op.allowed, tail(history))
+			x.t.Fatalf("seed %d (METATEST_SEED replays it) step %d: %s: got error %v, want %v\nlast operations:\n%s", seed, step, op.what, err, op.allowed, tail(history))
 		}
 		if op.apply != nil {
 			op.apply()
