@@ -160,7 +160,12 @@ func (v *VFS) flusher() {
 		}
 		v.mu.Unlock()
 		for _, f := range idle {
-			f.mu.Lock()
+			// A file whose lock is taken is being written to: not idle.
+			// Waiting for it could wait for memory that only the idle
+			// files sealed here would free.
+			if !f.mu.TryLock() {
+				continue
+			}
 			if len(f.open) > 0 && time.Since(f.lastWrite) >= v.cfg.FlushAfter {
 				v.sealAll(f)
 			}

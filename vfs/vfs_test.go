@@ -21,6 +21,16 @@ var ctx = context.Background()
 // store, with small blocks so that block boundaries are exercised.
 func newTestVFS(t *testing.T, fmtMod func(*meta.Format), cfg Config) *VFS {
 	t.Helper()
+	return newTestVFSWith(t, fmtMod, 8<<20, cfg)
+}
+
+func newTestVFSBuffer(t *testing.T, buffer int64, cfg Config) *VFS {
+	t.Helper()
+	return newTestVFSWith(t, nil, buffer, cfg)
+}
+
+func newTestVFSWith(t *testing.T, fmtMod func(*meta.Format), buffer int64, cfg Config) *VFS {
+	t.Helper()
 	eng, err := engines.Open("mem://")
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +42,7 @@ func newTestVFS(t *testing.T, fmtMod func(*meta.Format), cfg Config) *VFS {
 	if err := eng.Init(ctx, f, false); err != nil {
 		t.Fatal(err)
 	}
-	store, err := chunk.New(object.NewMem(t.Name()), chunk.Config{BlockSize: int(f.BlockSize), BufferSize: 8 << 20})
+	store, err := chunk.New(object.NewMem(t.Name()), chunk.Config{BlockSize: int(f.BlockSize), BufferSize: buffer})
 	if err != nil {
 		t.Fatal(err)
 	}
