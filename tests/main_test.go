@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -80,13 +79,4 @@ func needBinary(t testing.TB) {
 	if buildErr != nil {
 		t.Fatalf("cannot build the binaries under test: %v", buildErr)
 	}
-}
-
-// mountBuilt reports whether 'cairn mount' exists yet (issue 2 builds it
-// while these tests are written).
-func mountBuilt(t testing.TB) bool {
-	t.Helper()
-	needBinary(t)
-	out, _ := exec.Command(cairnBin, "mount", "--help").CombinedOutput()
-	return !strings.Contains(string(out), "not built yet")
 }
