@@ -33,6 +33,8 @@ func Open(rawURL string) (meta.Engine, error) {
 		return kv.OpenTiKVURL(rawURL)
 	case "sqlite3":
 		return metasql.OpenSQLite(rawURL)
+	case "postgres", "postgresql":
+		return metasql.Open(rawURL)
 	case "redis", "rediss", "unix":
 		e, err := metaredis.Open(context.Background(), rawURL)
 		if err != nil {
@@ -46,5 +48,5 @@ func Open(rawURL string) (meta.Engine, error) {
 
 // Schemes lists the URL schemes Open understands.
 func Schemes() []string {
-	return []string{"mem", "badger", "etcd", "tikv", "sqlite3", "redis", "rediss", "unix"}
+	return []string{"mem", "badger", "etcd", "tikv", "sqlite3", "postgres", "postgresql", "redis", "rediss", "unix"}
 }

@@ -34,6 +34,11 @@ type dialect struct {
 	retryable func(error) bool
 	// connectionLost reports an error that means the server went away.
 	connectionLost func(error) bool
+	// checkServer refuses a server too old for the schema (nil: any).
+	checkServer func(c *conn) error
+	// explain turns a connection or login failure into a line a user can
+	// act on (nil: errors as they are).
+	explain func(err error) error
 	// tableExists is a query with one placeholder, the table name, that
 	// returns a row when the table exists.
 	tableExists string

@@ -40,6 +40,8 @@ type Engine struct {
 	// failing at once (a wrong address).
 	connected atomic.Bool
 
+	// source is the URL the engine was opened with.
+	source string
 	// file is the SQLite database file, created by Init.
 	file string
 

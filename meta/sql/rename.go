@@ -24,6 +24,11 @@ func (e *Engine) Rename(ctx context.Context, cred meta.Cred, sp meta.Ino, sn str
 		moved, replaced = 0, 0
 		removeDir := false // dst is a directory being replaced
 		now := nowNs()
+		if sp != dp {
+			if err := c.lockCrossDirectoryRenames(); err != nil {
+				return err
+			}
+		}
 		parents, err := c.lockNodes(sp, dp)
 		if err != nil {
 			return err
@@ -209,9 +214,21 @@ func (c *conn) pointEdge(parent meta.Ino, name string, ino meta.Ino, typ meta.Fi
 	return err
 }
 
+// lockCrossDirectoryRenames serialises renames between directories, as
+// Linux's per-file-system rename mutex does: while one runs, no directory
+// changes parent, so its loop check walks a chain nobody else rewrites,
+// without locking every ancestor (which made concurrent moves deadlock).
+// Where a write transaction excludes all others (SQLite) it is free.
+func (c *conn) lockCrossDirectoryRenames() error {
+	if c.e.d.singleWriter {
+		return nil
+	}
+	var v int64
+	return c.queryRow("SELECT value FROM cairn_counter WHERE name = 'rename'" + c.e.d.forUpdate).Scan(&v)
+}
+
 // isAncestor reports whether directory dir is dir itself or an ancestor of
-// ino. It locks the inodes on the way up, so that no concurrent rename can
-// make a loop behind the check.
+// ino. Callers hold the cross-directory rename lock.
 func (c *conn) isAncestor(dir, ino meta.Ino) (bool, error) {
 	for i := 0; i < 1<<16; i++ {
 		if ino == dir {
@@ -220,7 +237,7 @@ func (c *conn) isAncestor(dir, ino meta.Ino) (bool, error) {
 		if ino == meta.RootIno {
 			return false, nil
 		}
-		a, err := c.getNode(ino, true)
+		a, err := c.getNode(ino, false)
 		if err != nil {
 			return false, err
 		}

@@ -73,10 +73,15 @@ func (e *Engine) Init(ctx context.Context, f meta.Format, force bool) error {
 		}
 	}
 	c := &conn{ctx: ctx, e: e, q: e.db}
+	if e.d.checkServer != nil {
+		if err := e.d.checkServer(c); err != nil {
+			return e.explain(err)
+		}
+	}
 	for _, t := range tables {
 		for _, stmt := range e.d.ddl(t) {
 			if _, err := c.exec(stmt); err != nil {
-				return fmt.Errorf("create table %s: %w", t.name, err)
+				return fmt.Errorf("create table %s: %w", t.name, e.explain(err))
 			}
 		}
 	}
@@ -102,7 +107,7 @@ func (e *Engine) Init(ctx context.Context, f meta.Format, force bool) error {
 		if found {
 			return nil
 		}
-		for _, name := range []string{"inode", "slice", "session"} {
+		for _, name := range []string{"inode", "slice", "session", "rename"} {
 			if _, err := c.exec("DELETE FROM cairn_counter WHERE name = ?", name); err != nil {
 				return err
 			}
@@ -129,7 +134,7 @@ func (e *Engine) Init(ctx context.Context, f meta.Format, force bool) error {
 		return c.insertNode(meta.RootIno, &root)
 	})
 	if err != nil {
-		return fmt.Errorf("format %s volume: %w", e.d.name, err)
+		return fmt.Errorf("format %s volume: %w", e.d.name, e.explain(err))
 	}
 	e.limits.Store(&f)
 	return nil
@@ -142,6 +147,11 @@ func (e *Engine) Load(ctx context.Context) (meta.Format, error) {
 	}
 	var f meta.Format
 	err := e.read(ctx, func(c *conn) error {
+		if e.d.checkServer != nil {
+			if err := e.d.checkServer(c); err != nil {
+				return err
+			}
+		}
 		g, found, err := c.loadFormat()
 		if err != nil {
 			return err
@@ -153,7 +163,7 @@ func (e *Engine) Load(ctx context.Context) (meta.Format, error) {
 		return nil
 	})
 	if err != nil {
-		return meta.Format{}, err
+		return meta.Format{}, e.explain(err)
 	}
 	e.limits.Store(&f)
 	return f, nil
@@ -203,6 +213,23 @@ func (c *conn) loadFormat() (f meta.Format, found bool, err error) {
 		return f, false, fmt.Errorf("decode volume settings: %w", err)
 	}
 	return f, true, nil
+}
+
+// explain makes a failure to reach or log in to the database one line a
+// user can act on.
+func (e *Engine) explain(err error) error {
+	if err == nil || errors.Is(err, meta.ErrNotFormatted) || errors.Is(err, meta.ErrFormatted) {
+		return err
+	}
+	if e.d.explain != nil {
+		if x := e.d.explain(err); x != err {
+			return x
+		}
+	}
+	if e.d.connectionLost(err) {
+		return fmt.Errorf("cannot reach the %s server: %v (check the host, port and that it runs): %w", e.d.name, err, meta.ErrIO)
+	}
+	return err
 }
 
 // tableExists asks the database's catalogue whether a table exists.

@@ -12,7 +12,7 @@ import (
 
 func openSQLite(t *testing.T) *Engine {
 	t.Helper()
-	e, err := OpenSQLite("sqlite3://" + filepath.Join(t.TempDir(), "vol.db"))
+	e, err := Open("sqlite3://" + filepath.Join(t.TempDir(), "vol.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

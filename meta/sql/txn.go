@@ -3,8 +3,10 @@ package sql
 import (
 	"context"
 	dbsql "database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"syscall"
 	"time"
 
 	"cairn/meta"
@@ -121,6 +123,10 @@ func (e *Engine) retry(ctx context.Context, attempt func() (committing bool, err
 		if err == nil {
 			e.connected.Store(true)
 			return nil
+		}
+		var errno syscall.Errno
+		if errors.As(err, &errno) && !networkErrno(errno) {
+			return err // the operation's own POSIX result
 		}
 		var wait time.Duration
 		switch {

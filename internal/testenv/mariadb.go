@@ -1,0 +1,124 @@
+package testenv
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// MariaDBServer is a MariaDB server the test started on 127.0.0.1 with a
+// throw-away data directory (mariadb-install-db). User has every privilege
+// and logs in with Password over TCP; root logs in over the unix socket
+// Socket without one. It is stopped when the test ends.
+type MariaDBServer struct {
+	Port     int
+	User     string
+	Password string
+	Dir      string
+	Socket   string
+	bin      string // mariadbd
+	client   string // mariadb
+	cred     *syscall.Credential
+	cmd      *exec.Cmd
+	t        testing.TB
+}
+
+// MariaDB starts a MariaDB server; it skips (fails in CI) when Debian's
+// mariadb-server is not installed.
+func MariaDB(t testing.TB) *MariaDBServer {
+	t.Helper()
+	bin := Binary(t, []string{"mariadbd"}, "/usr/sbin")
+	install := Binary(t, []string{"mariadb-install-db"}, "/usr/bin")
+	client := Binary(t, []string{"mariadb"}, "/usr/bin")
+	s := &MariaDBServer{Port: FreePort(t), User: "cairn", Password: "cairn-test-pw", bin: bin, client: client, t: t}
+	s.cred = unprivileged(t, "mysql")
+	dir, err := os.MkdirTemp("", "cairn-mariadb-")
+	if err != nil {
+		t.Fatalf("make MariaDB data dir: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	giveTo(t, s.cred, dir)
+	s.Dir = filepath.Join(dir, "data")
+	s.Socket = filepath.Join(dir, "mysqld.sock")
+	cmd := exec.Command(install, "--no-defaults", "--datadir="+s.Dir, "--auth-root-authentication-method=normal",
+		"--skip-test-db", "--skip-name-resolve")
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGKILL}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
+	}
+	s.Start()
+	t.Cleanup(s.Stop)
+	s.SQL(t, fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'; GRANT ALL ON *.* TO '%s'@'%%'",
+		s.User, s.Password, s.User))
+	return s
+}
+
+// URL is the mysql:// URL of database db over TCP, with the password.
+func (s *MariaDBServer) URL(db string) string {
+	return fmt.Sprintf("mysql://%s:%s@(127.0.0.1:%d)/%s", s.User, s.Password, s.Port, db)
+}
+
+// Start (re)starts the server on the same port and data directory and
+// waits until it answers.
+func (s *MariaDBServer) Start() {
+	s.t.Helper()
+	logPath := filepath.Join(filepath.Dir(s.Dir), "mariadb.log")
+	s.cmd = exec.Command(s.bin, "--no-defaults", "--datadir="+s.Dir, "--port="+strconv.Itoa(s.Port),
+		"--bind-address=127.0.0.1", "--socket="+s.Socket, "--pid-file="+filepath.Join(filepath.Dir(s.Dir), "mariadb.pid"),
+		"--log-error="+logPath, "--skip-name-resolve", "--skip-log-bin", "--max-connections=300",
+		"--innodb-buffer-pool-size=64M", "--innodb-flush-log-at-trx-commit=2")
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGKILL}
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatalf("start mariadbd: %v", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ping := exec.Command(s.client, "--no-defaults", "-S", s.Socket, "-u", "root", "-e", "SELECT 1")
+		ping.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+		if ping.Run() == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(logPath)
+			s.Stop()
+			s.t.Fatalf("mariadbd did not come up on port %d within 30s; its log:\n%s", s.Port, log)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Stop shuts the server down cleanly (SIGTERM) and waits for it.
+// Stopping a stopped server does nothing.
+func (s *MariaDBServer) Stop() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+	s.cmd = nil
+}
+
+// SQL runs statements as root over the unix socket and returns the output.
+func (s *MariaDBServer) SQL(t testing.TB, statements string) string {
+	t.Helper()
+	cmd := exec.Command(s.client, "--no-defaults", "-S", s.Socket, "-u", "root", "-N", "-B", "-e", statements)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mariadb %q: %v\n%s", statements, err, out)
+	}
+	return string(out)
+}
