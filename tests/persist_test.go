@@ -87,11 +87,19 @@ func populate(t testing.TB, v *volume) {
 }
 
 // TestRemount checks that every byte and attribute survives unmount and
-// mount, with the clean shutdown that SIGTERM gives.
+// mount, with the clean shutdown that Ctrl-C (SIGINT) or SIGTERM gives.
 func TestRemount(t *testing.T) {
 	v := newVolume(t)
 	populate(t, v)
 	before := snapshot(t, v.dir)
+	// Ctrl-C, then SIGTERM: both unmount cleanly.
+	if err := v.mnt.Stop(syscall.SIGINT); err != nil {
+		t.Fatalf("Ctrl-C: %v; output:\n%s", err, v.mnt.Output())
+	}
+	v.mount(t)
+	if got := snapshot(t, v.dir); len(got) != len(before) {
+		t.Errorf("after Ctrl-C and mount: %d names, want %d", len(got), len(before))
+	}
 	v.remount(t)
 	after := snapshot(t, v.dir)
 	for k, want := range before {

@@ -96,10 +96,14 @@ func (m *Mount) Exited() bool {
 	}
 }
 
-// Unmount stops the file system as a user's Ctrl-C would (SIGTERM to the
-// serving process, which must flush, unmount and exit 0) and returns the
-// process's exit error, or an error when it did not stop in time.
-func (m *Mount) Unmount() error {
+// Unmount stops the file system as a service manager would (SIGTERM to
+// the serving process, which must flush, unmount and exit 0) and returns
+// the process's exit error, or an error when it did not stop in time.
+func (m *Mount) Unmount() error { return m.Stop(syscall.SIGTERM) }
+
+// Stop sends sig (SIGTERM, or SIGINT for a user's Ctrl-C) to the serving
+// process and waits for it to unmount and exit, as Unmount does.
+func (m *Mount) Stop(sig syscall.Signal) error {
 	select {
 	case <-m.done:
 		if IsMounted(m.Dir) {
@@ -108,11 +112,11 @@ func (m *Mount) Unmount() error {
 		return m.err
 	default:
 	}
-	if err := m.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := m.cmd.Process.Signal(sig); err != nil {
 		return fmt.Errorf("signal the process serving %s: %w", m.Dir, err)
 	}
 	if !m.wait(60 * time.Second) {
-		return fmt.Errorf("the process serving %s did not exit 60s after SIGTERM", m.Dir)
+		return fmt.Errorf("the process serving %s did not exit 60s after %v", m.Dir, sig)
 	}
 	if IsMounted(m.Dir) {
 		return fmt.Errorf("the process serving %s exited (%v) but left it mounted", m.Dir, m.err)
