@@ -33,7 +33,7 @@ func Open(rawURL string) (meta.Engine, error) {
 		return kv.OpenTiKVURL(rawURL)
 	case "sqlite3":
 		return metasql.OpenSQLite(rawURL)
-	case "postgres", "postgresql":
+	case "postgres", "postgresql", "mysql", "mysql":
 		return metasql.Open(rawURL)
 	case "redis", "rediss", "unix":
 		e, err := metaredis.Open(context.Background(), rawURL)

@@ -16,6 +16,8 @@ func Open(rawURL string) (*Engine, error) {
 		e, err = OpenSQLite(rawURL)
 	case "postgres", "postgresql":
 		e, err = OpenPostgres(rawURL)
+	case "mysql":
+		e, err = OpenMySQL(rawURL)
 	default:
 		return nil, fmt.Errorf("%q is not a SQL metadata URL (sqlite3://, postgres://, mysql://)", rawURL)
 	}
