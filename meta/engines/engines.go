@@ -33,7 +33,7 @@ func Open(rawURL string) (meta.Engine, error) {
 		return kv.OpenTiKVURL(rawURL)
 	case "sqlite3":
 		return metasql.OpenSQLite(rawURL)
-	case "postgres", "postgresql", "mysql", "mysql":
+	case "postgres", "postgresql", "mysql":
 		return metasql.Open(rawURL)
 	case "redis", "rediss", "unix":
 		e, err := metaredis.Open(context.Background(), rawURL)
@@ -48,5 +48,5 @@ func Open(rawURL string) (meta.Engine, error) {
 
 // Schemes lists the URL schemes Open understands.
 func Schemes() []string {
-	return []string{"mem", "badger", "etcd", "tikv", "sqlite3", "postgres", "postgresql", "redis", "rediss", "unix"}
+	return []string{"mem", "badger", "etcd", "tikv", "sqlite3", "postgres", "postgresql", "mysql", "redis", "rediss", "unix"}
 }
