@@ -1,6 +1,8 @@
 package sql
 
 import (
+	"net"
+	"os"
 	"testing"
 
 	"cairn/meta"
@@ -16,4 +18,21 @@ func reopen(t *testing.T, e meta.Engine) meta.Engine {
 	}
 	t.Cleanup(func() { other.Close() })
 	return other
+}
+
+// closedPort is a loopback port nothing listens on.
+func closedPort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return port
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

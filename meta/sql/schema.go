@@ -227,7 +227,7 @@ func (e *Engine) explain(err error) error {
 		}
 	}
 	if e.d.connectionLost(err) {
-		return fmt.Errorf("cannot reach the %s server: %v (check the host, port and that it runs): %w", e.d.name, err, meta.ErrIO)
+		return fmt.Errorf("cannot reach the %s server (check the host and port, and that it runs): %w", e.d.name, err)
 	}
 	return err
 }
