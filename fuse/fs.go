@@ -115,7 +115,11 @@ func (fs *FS) SetAttr(cancel <-chan struct{}, in *gofuse.SetAttrIn, out *gofuse.
 		set.Mtime = &t
 	}
 	ino := meta.Ino(in.NodeId)
-	a, err := fs.v.SetAttr(ctxOf(cancel), fs.cred(&in.InHeader), ino, set, size)
+	var fh uint64
+	if in.Valid&gofuse.FATTR_FH != 0 {
+		fh = in.Fh
+	}
+	a, err := fs.v.SetAttr(ctxOf(cancel), fs.cred(&in.InHeader), ino, set, size, fh)
 	if err != nil {
 		return errno("setattr", err)
 	}

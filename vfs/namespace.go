@@ -37,8 +37,9 @@ func (v *VFS) GetAttr(ctx context.Context, ino meta.Ino) (meta.Attr, error) {
 }
 
 // SetAttr changes the length (when size is not nil), then mode, owner and
-// times of ino.
-func (v *VFS) SetAttr(ctx context.Context, cred meta.Cred, ino meta.Ino, set meta.SetAttr, size *uint64) (meta.Attr, error) {
+// times of ino. fh, when not 0, is the handle the change came through
+// (ftruncate).
+func (v *VFS) SetAttr(ctx context.Context, cred meta.Cred, ino meta.Ino, set meta.SetAttr, size *uint64, fh uint64) (meta.Attr, error) {
 	if ino == StatsIno {
 		return meta.Attr{}, meta.ErrNotPermitted
 	}
@@ -48,7 +49,13 @@ func (v *VFS) SetAttr(ctx context.Context, cred meta.Cred, ino meta.Ino, set met
 	var a meta.Attr
 	var err error
 	if size != nil {
-		if a, err = v.truncate(ctx, cred, ino, *size); err != nil {
+		tcred := cred
+		if h, herr := v.handle(fh); fh != 0 && herr == nil && h.ino == ino && h.writable() {
+			// ftruncate needs a descriptor open for writing, not write
+			// permission now: it was checked at open.
+			tcred = meta.RootCred
+		}
+		if a, err = v.truncate(ctx, tcred, ino, *size); err != nil {
 			return meta.Attr{}, err
 		}
 	}

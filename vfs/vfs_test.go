@@ -157,14 +157,14 @@ func TestRandomWrites(t *testing.T) {
 		case op < 7:
 			size := rng.Intn(maxSize)
 			sz := uint64(size)
-			if _, err := v.SetAttr(ctx, meta.RootCred, 0, meta.SetAttr{}, &sz); err == nil {
+			if _, err := v.SetAttr(ctx, meta.RootCred, 0, meta.SetAttr{}, &sz, 0); err == nil {
 				t.Fatalf("setattr of inode 0 succeeded")
 			}
 			a, err := v.handleIno(fh)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := v.SetAttr(ctx, meta.RootCred, a, meta.SetAttr{}, &sz); err != nil {
+			if _, err := v.SetAttr(ctx, meta.RootCred, a, meta.SetAttr{}, &sz, fh); err != nil {
 				t.Fatalf("seed %d: truncate: %v", seed, err)
 			}
 			if size < len(model) {
