@@ -130,6 +130,13 @@ func (t *badgerTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 	if limit > 0 && limit < opts.PrefetchSize {
 		opts.PrefetchSize = limit
 	}
+	// The prefix begin and end share lets Badger skip the tables that
+	// cannot hold the range.
+	n := 0
+	for n < len(begin) && n < len(end) && begin[n] == end[n] {
+		n++
+	}
+	opts.Prefix = begin[:n]
 	it := t.txn.NewIterator(opts)
 	defer it.Close()
 	var out []KeyValue
