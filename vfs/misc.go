@@ -48,8 +48,12 @@ func (v *VFS) Fallocate(ctx context.Context, cred meta.Cred, fh uint64, ino meta
 	if off+size > maxFileSize {
 		return meta.ErrTooBig
 	}
-	if h, err := v.handle(fh); err == nil && !h.writable() {
-		return syscall.EBADF
+	if h, err := v.handle(fh); err == nil {
+		if !h.writable() {
+			return syscall.EBADF
+		}
+		// As ftruncate: the descriptor's mode was checked at open.
+		cred = meta.RootCred
 	}
 	f := v.lookupFile(ino)
 	if f != nil {
