@@ -75,14 +75,16 @@ func (e *Engine) read(ctx context.Context, fn func(c *conn) error) error {
 }
 
 // write runs fn, a single statement that changes data, outside a
-// transaction (the statement is atomic on its own).
+// transaction (the statement is atomic on its own). The statement must be
+// safe to run twice (a counter that skips values, a heartbeat, a delete),
+// since it is re-run when the connection breaks under it.
 func (e *Engine) write(ctx context.Context, fn func(c *conn) error) error {
 	return e.retry(ctx, func() (bool, error) {
 		if e.writeMu != nil {
 			e.writeMu.Lock()
 			defer e.writeMu.Unlock()
 		}
-		return true, fn(&conn{ctx: ctx, e: e, q: e.db})
+		return false, fn(&conn{ctx: ctx, e: e, q: e.db})
 	})
 }
 
@@ -111,7 +113,13 @@ func (e *Engine) txnOnce(ctx context.Context, fn func(c *conn) error) (committin
 		return false, err
 	}
 	e.roundTrips.Add(1)
-	return true, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		if e.d.connectionLost(err) {
+			return true, fmt.Errorf("%w: the connection broke during COMMIT, the operation may or may not have happened: %v", meta.ErrIO, err)
+		}
+		return true, err
+	}
+	return true, nil
 }
 
 // retry runs attempt until it succeeds, fails for good, or the budget is
