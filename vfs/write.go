@@ -13,6 +13,9 @@ import (
 
 // write buffers data at offset off of f.
 func (v *VFS) write(ctx context.Context, f *file, data []byte, off uint64) (int, error) {
+	if len(data) == 0 {
+		return 0, nil
+	}
 	end := off + uint64(len(data))
 	if end > maxFileSize {
 		return 0, meta.ErrTooBig
