@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"cairn/internal/testenv"
 	"cairn/meta/engines"
@@ -43,6 +47,14 @@ func TestReportInstalledEngines(t *testing.T) {
 			return testenv.Redis(t, "--appendfsync", "everysec").URL(1)
 		}},
 		{"SQLite", "sqlite3", "", func() string { return "sqlite3://" + filepath.Join(dir, "vol.db") }},
+		{"PostgreSQL", "postgres", "initdb", func() string { return durablePostgres(t) }},
+		{"MariaDB", "mysql", "mariadbd", func() string {
+			// testenv flushes InnoDB's log once a second; measure
+			// commits that are on disk when they return.
+			s := testenv.MariaDB(t)
+			s.SQL(t, "CREATE DATABASE cairn; SET GLOBAL innodb_flush_log_at_trx_commit = 1")
+			return s.URL("cairn")
+		}},
 		{"etcd", "etcd", "etcd", func() string { return testenv.Etcd(t).URL("cairn") }},
 		{"Badger", "badger", "", func() string { return "badger://" + filepath.Join(dir, "badger") }},
 		{"mem", "mem", "", func() string { return "mem://" }},
@@ -72,6 +84,57 @@ func TestReportInstalledEngines(t *testing.T) {
 		t.Fatalf("cairn %s: %v", strings.Join(args, " "), err)
 	}
 	t.Logf("report written to %s", out)
+}
+
+// durablePostgres starts PostgreSQL as testenv does, then restarts it on
+// the same cluster with fsync on: testenv turns fsync off to make tests
+// fast, and a benchmark must measure commits that reach the disk.
+func durablePostgres(t *testing.T) string {
+	s := testenv.Postgres(t)
+	s.Stop()
+	bin, err := exec.LookPath("postgres")
+	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/postgres"); len(m) > 0 {
+		bin, err = m[len(m)-1], nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-D", s.Dir, "-p", strconv.Itoa(s.Port), "-k", s.SocketDir,
+		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200")
+	if os.Getuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			t.Fatal(err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	}
+	logf, err := os.Create(filepath.Join(t.TempDir(), "postgres.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start postgres: %v", err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+		logf.Close()
+	})
+	// Up when a query answers, and the answer says fsync is on.
+	url := s.URL("postgres")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		out, err := exec.Command("psql", url, "-XAtc", "SHOW fsync").Output()
+		if err == nil && strings.TrimSpace(string(out)) == "on" {
+			return url
+		}
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(logf.Name())
+			t.Fatalf("postgres with fsync on did not come up (%v, %q); its log:\n%s", err, out, log)
+		}
+	}
 }
 
 func installed(name string) bool {
