@@ -10,23 +10,30 @@ import (
 	"cairn/meta/metatest"
 )
 
-// mariadbOpener returns an opener of fresh engines, each on a database of
-// its own in one MariaDB server started for test t.
-func mariadbOpener(t *testing.T) (open func(t *testing.T) meta.Engine, srv *testenv.MariaDBServer) {
-	srv = testenv.MariaDB(t)
-	var n atomic.Int64
-	open = func(t *testing.T) meta.Engine {
-		t.Helper()
-		db := fmt.Sprintf("t%d", n.Add(1))
-		srv.SQL(t, "CREATE DATABASE "+db)
-		e, err := Open(srv.URL(db))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
+// mariaEnv is one MariaDB server for a test; each engine gets a database
+// of its own in it.
+type mariaEnv struct {
+	srv *testenv.MariaDBServer
+	n   atomic.Int64
+}
+
+func (m *mariaEnv) engine(tb testing.TB) *Engine {
+	tb.Helper()
+	db := fmt.Sprintf("t%d", m.n.Add(1))
+	m.srv.SQL(tb, "CREATE DATABASE "+db)
+	e, err := Open(m.srv.URL(db))
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return open, srv
+	tb.Cleanup(func() { e.Close() })
+	return e
+}
+
+// mariadbOpener returns an opener of fresh engines on one MariaDB server
+// started for test t.
+func mariadbOpener(t *testing.T) (open func(t *testing.T) meta.Engine, srv *testenv.MariaDBServer) {
+	m := &mariaEnv{srv: testenv.MariaDB(t)}
+	return func(t *testing.T) meta.Engine { return m.engine(t) }, m.srv
 }
 
 func TestMariaDBConformance(t *testing.T) {
