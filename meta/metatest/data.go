@@ -260,6 +260,17 @@ func testPunchHole(x *env) {
 	if u := x.usage(); u != base {
 		x.t.Errorf("punching a hole changed Usage (which counts lengths) to %+v, was %+v", u, base)
 	}
+	// A hole across a chunk boundary covers the end of one chunk and the
+	// start of the next.
+	g := x.create(meta.RootIno, "g")
+	x.write(g, 0, meta.ChunkSize-8192, 8192)
+	x.write(g, 1, 0, 8192)
+	_, err = x.e.Fallocate(x.ctx, meta.RootCred, g, meta.FallocPunchHole|meta.FallocKeepSize, meta.ChunkSize-4096, 8192)
+	x.must(err, "punch hole across chunks")
+	if l0, l1 := x.read(g, 0), x.read(g, 1); !holeAt(l0, meta.ChunkSize-4096, meta.ChunkSize) || !holeAt(l1, 0, 4096) ||
+		holeAt(l0, meta.ChunkSize-8192, meta.ChunkSize-4096) || holeAt(l1, 4096, 8192) {
+		x.t.Errorf("punching [ChunkSize-4096, ChunkSize+4096) left chunk 0 %+v and chunk 1 %+v", meta.View(l0), meta.View(l1))
+	}
 }
 
 func testZeroRange(x *env) {

@@ -134,6 +134,9 @@ func testSessionCloseLocks(x *env) {
 
 func testSessionCleanStale(x *env) {
 	stale := x.session("stale")
+	lockFile := x.create(meta.RootIno, "locked")
+	x.must(x.e.Flock(x.ctx, lockFile, meta.LockOwner{Session: stale, Owner: 1}, meta.LockWrite), "Flock")
+	x.must(x.e.SetLk(x.ctx, lockFile, meta.LockOwner{Session: stale, Owner: 1}, meta.Lock{Type: meta.LockWrite, End: toEnd, Pid: 1}), "SetLk")
 	f := x.create(meta.RootIno, "f")
 	x.write(f, 0, 0, 5000)
 	_, _, err := x.e.Unlink(x.ctx, meta.RootCred, meta.RootIno, "f", stale)
@@ -160,9 +163,12 @@ func testSessionCleanStale(x *env) {
 	}
 	_, err = x.e.GetAttr(x.ctx, f)
 	x.want(meta.ErrNotFound, err, "GetAttr of a stale session's orphan after CleanStaleSessions")
-	if u := x.usage(); u != (meta.Usage{Inodes: 1}) {
-		x.t.Errorf("Usage after the stale session's orphan went: %+v, want {0 1}", u)
+	if u := x.usage(); u != (meta.Usage{Inodes: 2}) {
+		x.t.Errorf("Usage after the stale session's orphan went: %+v, want {0 2}", u)
 	}
+	live := meta.LockOwner{Session: x.sid, Owner: 1}
+	x.want(nil, x.e.Flock(x.ctx, lockFile, live, meta.LockWrite), "Flock after the holder's session was cleaned up")
+	x.want(nil, x.e.SetLk(x.ctx, lockFile, live, meta.Lock{Type: meta.LockWrite, End: toEnd, Pid: 2}), "SetLk after the holder's session was cleaned up")
 }
 
 func testNextInodes(x *env) {
