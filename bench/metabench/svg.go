@@ -24,8 +24,21 @@ func (r *Report) SVG(group string) []byte {
 	}
 	const (
 		width, labelW, valueW = 640, 100, 70
-		bar, gap, top         = 14, 10, 44
+		bar, gap              = 14, 10
 	)
+	// The legend wraps onto as many rows as the engines need.
+	type key struct{ x, y int }
+	keys := make([]key, len(r.Engines))
+	x, y := labelW, 22
+	for i, e := range r.Engines {
+		w := 14 + 7*len(e.Label) + 16
+		if x+w > width && x > labelW {
+			x, y = labelW, y+16
+		}
+		keys[i] = key{x, y}
+		x += w
+	}
+	top := y + 22
 	maxNs := 0.0
 	for _, e := range r.Engines {
 		for _, op := range ops {
@@ -45,10 +58,9 @@ func (r *Report) SVG(group string) []byte {
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", width, height, width, height)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
 	fmt.Fprintf(&b, `<text x="4" y="14" font-size="13" font-weight="bold">%s: µs per operation (smaller is better)</text>`+"\n", html.EscapeString(group))
-	x := labelW
 	for i, e := range r.Engines {
-		fmt.Fprintf(&b, `<rect x="%d" y="22" width="10" height="10" fill="%s"/><text x="%d" y="31">%s</text>`+"\n", x, palette[i%len(palette)], x+14, html.EscapeString(e.Label))
-		x += 14 + 7*len(e.Label) + 16
+		k := keys[i]
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d">%s</text>`+"\n", k.x, k.y, palette[i%len(palette)], k.x+14, k.y+9, html.EscapeString(e.Label))
 	}
 	for j, op := range ops {
 		y := top + j*perOp
