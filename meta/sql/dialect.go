@@ -39,18 +39,25 @@ type dialect struct {
 	// explain turns a connection or login failure into a line a user can
 	// act on (nil: errors as they are).
 	explain func(err error) error
+	// batchArg, when set, makes transactions queue their writes and send
+	// them with COMMIT as one multi-statement string; it is passed as the
+	// first argument of that Exec (pgx: simple protocol, which interpolates
+	// the arguments client-side).
+	batchArg any
 	// tableExists is a query with one placeholder, the table name, that
 	// returns a row when the table exists.
 	tableExists string
 }
 
 // rebind turns '?' placeholders into the dialect's.
-func (d *dialect) rebind(q string) string {
+func (d *dialect) rebind(q string) string { return d.rebindFrom(q, 0) }
+
+// rebindFrom numbers placeholders from n+1 on.
+func (d *dialect) rebindFrom(q string, n int) string {
 	if !d.dollar {
 		return q
 	}
 	var b strings.Builder
-	n := 0
 	for i := 0; i < len(q); i++ {
 		if q[i] == '?' {
 			n++

@@ -23,6 +23,7 @@ var postgresDialect = dialect{
 	dollar:    true,
 	forUpdate: " FOR UPDATE",
 	returning: true,
+	batchArg:  pgx.QueryExecModeSimpleProtocol,
 	types: map[string]string{
 		"INT": "BIGINT", "KEY": "TEXT", "NAME": "BYTEA", "VALUE": "BYTEA", "BLOB": "BYTEA",
 	},

@@ -32,7 +32,7 @@ func (e *Engine) NewSession(ctx context.Context, info meta.SessionInfo) (uint64,
 // Heartbeat refreshes a session; ErrNotFound when it was closed meanwhile.
 func (e *Engine) Heartbeat(ctx context.Context, sid uint64) error {
 	return e.write(ctx, func(c *conn) error {
-		n, err := c.exec("UPDATE cairn_session SET heartbeat = ? WHERE sid = ?", time.Now().UnixNano(), int64(sid))
+		n, err := c.execCount("UPDATE cairn_session SET heartbeat = ? WHERE sid = ?", time.Now().UnixNano(), int64(sid))
 		if err == nil && n == 0 {
 			return fmt.Errorf("session %d: %w", sid, meta.ErrNotFound)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"syscall"
 	"time"
 
@@ -32,6 +33,13 @@ type conn struct {
 	ctx context.Context
 	e   *Engine
 	q   querier
+
+	// batch: writes wait in pending until the next read or the commit,
+	// and go to the server together (dialect.batchArg).
+	batch       bool
+	pending     []string
+	pendingArgs []any
+	flushErr    error
 }
 
 func (e *Engine) bind(q string) string {
@@ -46,8 +54,23 @@ func (e *Engine) bind(q string) string {
 	return r
 }
 
-// exec runs a statement and returns the number of rows it changed.
+// exec runs a statement that changes rows. In a batched transaction it
+// only queues it and reports 0 rows; use execCount when the count matters.
 func (c *conn) exec(q string, args ...any) (int64, error) {
+	if c.batch {
+		c.pending = append(c.pending, c.e.d.rebindFrom(q, len(c.pendingArgs)))
+		c.pendingArgs = append(c.pendingArgs, args...)
+		return 0, nil
+	}
+	return c.execCount(q, args...)
+}
+
+// execCount runs a statement now and returns the number of rows it
+// changed.
+func (c *conn) execCount(q string, args ...any) (int64, error) {
+	if err := c.flush(); err != nil {
+		return 0, err
+	}
 	c.e.roundTrips.Add(1)
 	res, err := c.q.ExecContext(c.ctx, c.e.bind(q), args...)
 	if err != nil {
@@ -56,12 +79,31 @@ func (c *conn) exec(q string, args ...any) (int64, error) {
 	return res.RowsAffected()
 }
 
+// flush sends the queued writes, in one round trip.
+func (c *conn) flush() error {
+	if len(c.pending) == 0 || c.flushErr != nil {
+		return c.flushErr
+	}
+	c.e.roundTrips.Add(1)
+	_, err := c.q.ExecContext(c.ctx, strings.Join(c.pending, ";\n"), append([]any{c.e.d.batchArg}, c.pendingArgs...)...)
+	c.pending, c.pendingArgs = c.pending[:0], c.pendingArgs[:0]
+	c.flushErr = err
+	return err
+}
+
 func (c *conn) query(q string, args ...any) (*dbsql.Rows, error) {
+	if err := c.flush(); err != nil {
+		return nil, err
+	}
 	c.e.roundTrips.Add(1)
 	return c.q.QueryContext(c.ctx, c.e.bind(q), args...)
 }
 
+// queryRow runs a query returning one row. A failed flush of queued
+// writes surfaces as the query's error (the transaction is aborted) and,
+// by its own cause, from the transaction.
 func (c *conn) queryRow(q string, args ...any) *dbsql.Row {
+	c.flush()
 	c.e.roundTrips.Add(1)
 	return c.q.QueryRowContext(c.ctx, c.e.bind(q), args...)
 }
@@ -98,6 +140,9 @@ func (e *Engine) txn(ctx context.Context, fn func(c *conn) error) error {
 // txnOnce runs one attempt; committing reports whether the failure came
 // from COMMIT, after which the outcome is unknown if the connection died.
 func (e *Engine) txnOnce(ctx context.Context, fn func(c *conn) error) (committing bool, err error) {
+	if e.d.batchArg != nil {
+		return e.txnBatched(ctx, fn)
+	}
 	if e.writeMu != nil {
 		e.writeMu.Lock()
 		defer e.writeMu.Unlock()
@@ -161,4 +206,37 @@ func (e *Engine) retry(ctx context.Context, attempt func() (committing bool, err
 		case <-time.After(wait):
 		}
 	}
+}
+
+// txnBatched runs one attempt on a connection of its own, sending the
+// writes together with COMMIT: BEGIN, the reads the operation needs, and
+// one round trip for everything it changes.
+func (e *Engine) txnBatched(ctx context.Context, fn func(c *conn) error) (committing bool, err error) {
+	sc, err := e.db.Conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer sc.Close()
+	e.roundTrips.Add(1)
+	if _, err := sc.ExecContext(ctx, "BEGIN"); err != nil {
+		return false, err
+	}
+	c := &conn{ctx: ctx, e: e, q: sc, batch: true}
+	err = fn(c)
+	if c.flushErr != nil {
+		err = c.flushErr // the cause, not the "transaction is aborted" after it
+	}
+	if err == nil {
+		c.pending = append(c.pending, "COMMIT")
+		c.flushErr = nil
+		if err = c.flush(); err == nil {
+			return true, nil
+		}
+		if e.d.connectionLost(err) {
+			return true, fmt.Errorf("%w: the connection broke during COMMIT, the operation may or may not have happened: %v", meta.ErrIO, err)
+		}
+	}
+	e.roundTrips.Add(1)
+	_, _ = sc.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+	return false, err
 }

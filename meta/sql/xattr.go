@@ -124,7 +124,7 @@ func (e *Engine) RemoveXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, 
 		if _, err := c.lockOwned(ino, cred); err != nil {
 			return err
 		}
-		n, err := c.exec("DELETE FROM cairn_xattr WHERE ino = ? AND name = ?", int64(ino), nameArg(name))
+		n, err := c.execCount("DELETE FROM cairn_xattr WHERE ino = ? AND name = ?", int64(ino), nameArg(name))
 		if err != nil {
 			return err
 		}
