@@ -34,6 +34,7 @@ const (
 type EtcdStore struct {
 	cli      *clientv3.Client
 	requests atomic.Uint64
+	cache    *etcdCache // nil: no speculative commits
 }
 
 var _ Store = (*EtcdStore)(nil)
@@ -42,12 +43,27 @@ func (s *EtcdStore) Name() string       { return "etcd" }
 func (s *EtcdStore) RoundTrips() uint64 { return s.requests.Load() }
 func (s *EtcdStore) Close() error       { return s.cli.Close() }
 
+func (s *EtcdStore) newTx(ctx context.Context) *etcdTx {
+	return &etcdTx{s: s, ctx: ctx, reads: map[string]int64{}, writes: map[string][]byte{}, deletes: map[string]bool{}}
+}
+
+// Txn implements Store. With the cache on, fn first runs on cached values
+// and commits in one request if they were current (see etcdcache.go);
+// otherwise it runs again on values read from the cluster.
 func (s *EtcdStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
-	tx := &etcdTx{s: s, ctx: ctx, reads: map[string]int64{}, writes: map[string][]byte{}, deletes: map[string]bool{}}
+	tx := s.newTx(ctx)
+	if s.cache != nil {
+		var err error
+		tx, err = s.speculate(ctx, fn)
+		if tx == nil {
+			return err
+		}
+	}
 	if err := fn(tx); err != nil {
 		return err
 	}
-	return tx.commit()
+	_, err := tx.commit()
+	return err
 }
 
 // call runs one request with the per-request timeout, counts it and turns
@@ -100,6 +116,10 @@ type etcdTx struct {
 	ranges  [][2]string      // scanned [begin, end)
 	writes  map[string][]byte
 	deletes map[string]bool
+	// spec: reads come from the cache, and a Scan gives up; preload: values
+	// a failed speculative commit returned, at revision rev.
+	spec    bool
+	preload map[string]cachedValue
 }
 
 func (t *etcdTx) readOpts() []clientv3.OpOption {
@@ -131,7 +151,14 @@ func (t *etcdTx) BatchGet(keys [][]byte) ([][]byte, error) {
 	for i, k := range keys {
 		if v, ok := t.writes[string(k)]; ok {
 			out[i] = append([]byte{}, v...)
-		} else if !t.deletes[string(k)] {
+		} else if t.deletes[string(k)] {
+			continue
+		} else if c, ok := t.preload[string(k)]; ok {
+			out[i], t.reads[string(k)] = c.value, c.rev
+		} else if t.spec {
+			c, _ := t.s.cache.get(string(k)) // unknown keys are taken as missing
+			out[i], t.reads[string(k)] = c.value, c.rev
+		} else {
 			idx = append(idx, i)
 		}
 	}
@@ -188,20 +215,17 @@ func (t *etcdTx) getBatch(keys [][]byte, batch []int, out [][]byte) error {
 	defer t.mu.Unlock()
 	t.noteRev(resp.Header.Revision)
 	for j, i := range batch {
-		kvs := resp.Responses[j].GetResponseRange().Kvs
-		t.reads[string(keys[i])] = 0
-		if len(kvs) > 0 {
-			out[i] = kvs[0].Value
-			if out[i] == nil {
-				out[i] = []byte{}
-			}
-			t.reads[string(keys[i])] = kvs[0].ModRevision
-		}
+		c := rangeValue(resp.Responses[j].GetResponseRange())
+		out[i], t.reads[string(keys[i])] = c.value, c.rev
+		t.s.cache.put(string(keys[i]), c)
 	}
 	return nil
 }
 
 func (t *etcdTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
+	if t.spec {
+		return nil, errNoSpeculation
+	}
 	var out []KeyValue
 	from := string(begin)
 	for {
@@ -225,6 +249,7 @@ func (t *etcdTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 			if v == nil {
 				v = []byte{}
 			}
+			t.s.cache.put(string(kv.Key), cachedValue{v, kv.ModRevision})
 			out = append(out, KeyValue{Key: kv.Key, Value: v})
 		}
 		if !resp.More || (limit > 0 && len(out) >= limit) {
@@ -249,14 +274,21 @@ func (t *etcdTx) Delete(key []byte) {
 	t.deletes[string(key)] = true
 }
 
-func (t *etcdTx) commit() error {
+// commit sends the writes with the compares that make them safe. It
+// returns the response also when the compares failed, whose Else part
+// holds the current values of the keys read (for the speculative path).
+func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 	if len(t.writes) == 0 && len(t.deletes) == 0 {
-		return nil
+		return nil, nil
 	}
 	var cmps []clientv3.Cmp
+	var reread []clientv3.Op
 	size := 0
 	for k, rev := range t.reads {
 		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", rev))
+		if t.spec {
+			reread = append(reread, clientv3.OpGet(k))
+		}
 		size += len(k) + 16
 	}
 	for _, r := range t.ranges {
@@ -273,21 +305,30 @@ func (t *etcdTx) commit() error {
 		size += len(k) + 16
 	}
 	if len(cmps) > etcdMaxTxnOps || len(ops) > etcdMaxTxnOps {
-		return fmt.Errorf("etcd transaction too large: %d compares and %d writes, etcd allows %d each", len(cmps), len(ops), etcdMaxTxnOps)
+		return nil, fmt.Errorf("etcd transaction too large: %d compares and %d writes, etcd allows %d each", len(cmps), len(ops), etcdMaxTxnOps)
 	}
 	if size > etcdMaxRequest {
-		return fmt.Errorf("etcd transaction too large: about %d bytes, etcd accepts %d per request", size, etcdMaxRequest)
+		return nil, fmt.Errorf("etcd transaction too large: about %d bytes, etcd accepts %d per request", size, etcdMaxRequest)
 	}
 	var resp *clientv3.TxnResponse
 	err := t.s.call(t.ctx, false, func(ctx context.Context) (err error) {
-		resp, err = t.s.cli.Txn(ctx).If(cmps...).Then(ops...).Commit()
+		resp, err = t.s.cli.Txn(ctx).If(cmps...).Then(ops...).Else(reread...).Commit()
 		return err
 	})
 	if err != nil {
-		return err
+		for k := range t.reads {
+			t.s.cache.drop(k)
+		}
+		return nil, err
 	}
 	if !resp.Succeeded {
-		return fmt.Errorf("etcd: keys changed since revision %d: %w", t.rev, ErrTxnConflict)
+		return resp, fmt.Errorf("etcd: keys changed since revision %d: %w", t.rev, ErrTxnConflict)
 	}
-	return nil
+	for k, v := range t.writes {
+		t.s.cache.put(k, cachedValue{v, resp.Header.Revision})
+	}
+	for k := range t.deletes {
+		t.s.cache.put(k, cachedValue{nil, 0})
+	}
+	return resp, nil
 }

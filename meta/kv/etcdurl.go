@@ -116,6 +116,10 @@ func redact(rawURL string) string {
 	return scheme + "://" + hosts + "/" + path
 }
 
+// etcdCacheSize is how many keys' last values a client remembers for
+// speculative commits.
+const etcdCacheSize = 100_000
+
 // etcdConnectTimeout bounds how long opening an unreachable cluster takes.
 const etcdConnectTimeout = 5 * time.Second
 
@@ -139,7 +143,7 @@ func OpenEtcdURL(rawURL string) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to etcd at %s: %w", strings.Join(t.endpoints, ","), err)
 	}
-	s := &EtcdStore{cli: cli}
+	s := &EtcdStore{cli: cli, cache: newEtcdCache(etcdCacheSize)}
 	ctx, cancel := context.WithTimeout(context.Background(), etcdConnectTimeout)
 	defer cancel()
 	err = s.call(ctx, true, func(ctx context.Context) error {

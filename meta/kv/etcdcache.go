@@ -1,0 +1,132 @@
+package kv
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"go.etcd.io/etcd/api/v3/etcdserverpb"
+)
+
+// Speculative commits. An operation on etcd costs a read and a commit. But
+// a client mostly works on keys it has just read or written itself, so the
+// store keeps the last value and mod revision it saw of each key, runs the
+// operation on those, and sends the commit straight away with the same
+// compares as ever: every key read must still have the revision the cache
+// holds (keys the cache does not know are taken as missing, revision 0).
+// If the compares hold, the operation took one request and is exactly as
+// safe as one that read first. If they fail, the same request returns the
+// current values of those keys, and the operation runs again on them — two
+// requests, as without the cache. Whatever an operation concludes from
+// cached values is thrown away unless its commit succeeds: an error, or a
+// read-only operation, runs again on values read from the cluster.
+
+var errNoSpeculation = errors.New("etcd: scan needs values read from the cluster")
+
+// cachedValue is a key's value at mod revision rev; nil value and rev 0 for
+// a missing key.
+type cachedValue struct {
+	value []byte
+	rev   int64
+}
+
+func rangeValue(r *etcdserverpb.RangeResponse) cachedValue {
+	if r == nil || len(r.Kvs) == 0 {
+		return cachedValue{}
+	}
+	v := r.Kvs[0].Value
+	if v == nil {
+		v = []byte{}
+	}
+	return cachedValue{v, r.Kvs[0].ModRevision}
+}
+
+// etcdCache is bounded by emptying it when it is full; it only ever
+// saves requests, so forgetting is safe.
+type etcdCache struct {
+	mu  sync.Mutex
+	m   map[string]cachedValue
+	max int
+}
+
+func newEtcdCache(max int) *etcdCache { return &etcdCache{m: map[string]cachedValue{}, max: max} }
+
+func (c *etcdCache) get(k string) (cachedValue, bool) {
+	if c == nil {
+		return cachedValue{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	if v.value != nil {
+		v.value = append([]byte{}, v.value...) // callers own what they read
+	}
+	return v, ok
+}
+
+func (c *etcdCache) put(k string, v cachedValue) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[k]; ok && old.rev > v.rev && v.rev != 0 {
+		return // a later revision is already known
+	}
+	if len(c.m) >= c.max {
+		clear(c.m)
+	}
+	c.m[k] = v
+}
+
+func (c *etcdCache) drop(k string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	delete(c.m, k)
+	c.mu.Unlock()
+}
+
+// speculate runs fn on cached values and commits. It returns a nil tx when
+// that settled the transaction (err is its result), or the transaction to
+// run fn on for real, preloaded with the current values a failed commit
+// brought back.
+func (s *EtcdStore) speculate(ctx context.Context, fn func(tx Tx) error) (*etcdTx, error) {
+	tx := s.newTx(ctx)
+	tx.spec = true
+	if err := fn(tx); err != nil || (len(tx.writes) == 0 && len(tx.deletes) == 0) {
+		return s.newTx(ctx), nil
+	}
+	resp, err := tx.commit()
+	if err == nil {
+		return nil, nil
+	}
+	if resp == nil {
+		return nil, err // the cluster failed, not the compares
+	}
+	next := s.newTx(ctx)
+	next.rev = resp.Header.Revision
+	next.preload = map[string]cachedValue{}
+	for _, r := range resp.Responses {
+		rr := r.GetResponseRange()
+		if rr == nil {
+			continue
+		}
+		for _, kv := range rr.Kvs {
+			next.preload[string(kv.Key)] = cachedValue{kv.Value, kv.ModRevision}
+		}
+	}
+	// Keys the Else part found missing: preloaded as missing too.
+	for k := range tx.reads {
+		c, ok := next.preload[k]
+		if !ok {
+			c = cachedValue{}
+		} else if c.value == nil {
+			c.value = []byte{}
+		}
+		next.preload[k] = c
+		s.cache.put(k, c)
+	}
+	return next, nil
+}
