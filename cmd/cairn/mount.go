@@ -105,6 +105,9 @@ func checkMountpoint(dir string) (string, error) {
 	if errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("mountpoint %s does not exist (create it with mkdir first)", abs)
 	}
+	if errors.Is(err, syscall.ENOTCONN) {
+		return "", fmt.Errorf("%s is a mount whose process has died (run 'cairn umount --force %s')", abs, abs)
+	}
 	if err != nil {
 		return "", fmt.Errorf("mountpoint %s: %w", abs, err)
 	}
