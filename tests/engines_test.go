@@ -22,6 +22,14 @@ var metaEngines = map[string]func(t testing.TB) string{
 	},
 	"redis": func(t testing.TB) string { return testenv.Redis(t).URL(1) },
 	"etcd":  func(t testing.TB) string { return testenv.Etcd(t).URL("cairn") },
+	"postgres": func(t testing.TB) string {
+		return testenv.Postgres(t).URL("postgres")
+	},
+	"mysql": func(t testing.TB) string {
+		s := testenv.MariaDB(t)
+		s.SQL(t, "CREATE DATABASE cairn")
+		return s.URL("cairn")
+	},
 }
 
 // engineName is the engine this run of the suite uses.
