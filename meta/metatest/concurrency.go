@@ -74,6 +74,7 @@ func raceOneDirectory(t *testing.T, open func(t *testing.T) meta.Engine, reopen 
 		mu     sync.Mutex
 		inos   = map[meta.Ino]int{}
 		counts = map[string]int{}
+		slices = map[uint64]bool{} // slices a successful Write or Compact referenced
 		errs   []string
 	)
 	fail := func(format string, args ...any) {
@@ -103,6 +104,11 @@ func raceOneDirectory(t *testing.T, open func(t *testing.T) meta.Engine, reopen 
 				count: func(op string) {
 					mu.Lock()
 					counts[op]++
+					mu.Unlock()
+				},
+				used: func(id uint64) {
+					mu.Lock()
+					slices[id] = true
 					mu.Unlock()
 				},
 			}
@@ -137,6 +143,55 @@ func raceOneDirectory(t *testing.T, open func(t *testing.T) meta.Engine, reopen 
 	if err := Verify(ctx, e1); err != nil {
 		t.Errorf("tree check after closing the sessions: %v", err)
 	}
+	if err := checkNoLeak(ctx, e1, inos, slices); err != nil {
+		t.Errorf("seed %d: %v", seed, err)
+	}
+}
+
+// checkNoLeak checks that every slice in used is either still referenced
+// by an inode of inos (chunks 0 and 1, where the race writes) or in the
+// dead-slice queue: otherwise its blocks would stay in the object store
+// for ever.
+func checkNoLeak(ctx context.Context, e meta.Engine, inos map[meta.Ino]int, used map[uint64]bool) error {
+	live := map[uint64]bool{}
+	for ino := range inos {
+		a, err := e.GetAttr(ctx, ino)
+		if errors.Is(err, meta.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("GetAttr %d: %w", ino, err)
+		}
+		if a.Type != meta.TypeFile {
+			continue
+		}
+		for idx := uint32(0); idx < 2; idx++ {
+			list, err := e.Read(ctx, ino, idx)
+			if err != nil {
+				return fmt.Errorf("Read chunk %d of %d: %w", idx, ino, err)
+			}
+			for _, s := range list {
+				live[s.ID] = true
+			}
+		}
+	}
+	dead, err := e.DeadSlices(ctx, 1<<20)
+	if err != nil {
+		return fmt.Errorf("DeadSlices: %w", err)
+	}
+	for _, d := range dead {
+		live[d.ID] = true
+	}
+	var leaked []uint64
+	for id := range used {
+		if !live[id] {
+			leaked = append(leaked, id)
+		}
+	}
+	if leaked != nil {
+		return fmt.Errorf("%d of %d slices written are neither referenced nor in the dead-slice queue (leaked): %v", len(leaked), len(used), leaked)
+	}
+	return nil
 }
 
 // racer is one goroutine of RunConcurrency.
@@ -149,6 +204,7 @@ type racer struct {
 	fail   func(format string, args ...any)
 	newIno func(meta.Ino) bool
 	count  func(op string)
+	used   func(id uint64)
 }
 
 func (r *racer) name() string { return fmt.Sprintf("n%d", r.rng.Intn(10)) }
@@ -242,7 +298,9 @@ func (r *racer) step() {
 		n := uint32(1 + r.rng.Intn(20000))
 		s := meta.Slice{Pos: uint32(r.rng.Intn(100000)), ID: id, Size: n, Len: n}
 		_, _, err = r.e.Write(r.ctx, ino, uint32(r.rng.Intn(2)), s, time.Now().UnixNano())
-		r.ok(err, "write", meta.ErrNotFound)
+		if r.ok(err, "write", meta.ErrNotFound) {
+			r.used(id)
+		}
 	case 8:
 		ino, a, err := r.e.Lookup(r.ctx, r.dir, r.name())
 		if r.ok(err, "lookup", meta.ErrNotFound) && a.Type == meta.TypeFile {
@@ -270,7 +328,9 @@ func (r *racer) step() {
 			return
 		}
 		merged := meta.Slice{Pos: start, ID: id, Size: end - start, Len: end - start}
-		r.ok(r.e.Compact(r.ctx, ino, 0, old, merged), "compact", meta.ErrConflict, meta.ErrNotFound)
+		if r.ok(r.e.Compact(r.ctx, ino, 0, old, merged), "compact", meta.ErrConflict, meta.ErrNotFound) {
+			r.used(id)
+		}
 	case 9:
 		ents, err := r.e.Readdir(r.ctx, r.dir, "", 100, r.rng.Intn(2) == 0)
 		if r.ok(err, "readdir") {

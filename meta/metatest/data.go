@@ -20,6 +20,7 @@ func dataTests() []test {
 		{"Data/Compact", testCompact},
 		{"Data/CompactConflict", testCompactConflict},
 		{"Data/SharedSlice", testSharedSlice},
+		{"Data/NoLeakAfterTruncate", testNoLeakAfterTruncate},
 	}
 }
 
@@ -389,5 +390,28 @@ func testSharedSlice(x *env) {
 	x.release(g)
 	if _, ok := x.deadIDs()[s.ID]; !ok {
 		x.t.Errorf("slice %d is not in DeadSlices after its last reference went", s.ID)
+	}
+}
+
+// Slices that a Truncate cut away must not be forgotten: when the file goes,
+// every slice it ever referenced reaches the dead-slice queue (unless the
+// Truncate already queued it).
+func testNoLeakAfterTruncate(x *env) {
+	f := x.create(meta.RootIno, "f")
+	s1 := x.write(f, 0, 0, 8192)
+	s2 := x.write(f, 0, 4096, 8192)
+	s3 := x.write(f, 3, 0, 100)
+	_, err := x.e.Truncate(x.ctx, meta.RootCred, f, 100)
+	x.must(err, "Truncate")
+	_, err = x.e.Truncate(x.ctx, meta.RootCred, f, 0)
+	x.must(err, "Truncate to 0")
+	s4 := x.write(f, 0, 0, 10)
+	x.unlink(meta.RootIno, "f")
+	x.release(f)
+	dead := x.deadIDs()
+	for _, s := range []meta.Slice{s1, s2, s3, s4} {
+		if _, ok := dead[s.ID]; !ok {
+			x.t.Errorf("slice %d (once in the file) is not in DeadSlices after the file was truncated and released: %v", s.ID, dead)
+		}
 	}
 }
