@@ -98,6 +98,7 @@ func (e *Engine) Write(ctx context.Context, ino meta.Ino, idx uint32, s meta.Sli
 		if err := c.growthAllowed(&a, length); err != nil {
 			return err
 		}
+		// Read after the lock, by a statement of its own (see lockDirEntry).
 		list, err := c.chunk(ino, idx)
 		if err != nil {
 			return err

@@ -9,17 +9,23 @@ import (
 // maxLinks bounds a file's hard links, as ext4's 65000 does.
 const maxLinks = 65000
 
-// lockDir locks directory ino for a change of its entries and checks that
-// cred may search it (the path walk's check, made before anything else).
-func (c *conn) lockDir(ino meta.Ino, cred meta.Cred) (meta.Attr, error) {
-	a, err := c.getNode(ino, true)
-	if err != nil {
-		return a, err
+// lockDirEntry locks directory parent, checks that cred may search it,
+// and then finds name in it. The entry is read by a statement of its own
+// after the lock: a subquery in the locking statement would read the
+// snapshot from before the wait (PostgreSQL, READ COMMITTED) and miss an
+// entry the previous holder of the lock just made.
+func (c *conn) lockDirEntry(parent meta.Ino, name string, cred meta.Cred) (p meta.Attr, child meta.Ino, found bool, err error) {
+	if p, err = c.getNode(parent, true); err != nil {
+		return p, 0, false, err
 	}
-	if !a.IsDir() {
-		return a, meta.ErrNotDir
+	if !p.IsDir() {
+		return p, 0, false, meta.ErrNotDir
 	}
-	return a, meta.Access(&a, cred, meta.MayExec)
+	if err := meta.Access(&p, cred, meta.MayExec); err != nil {
+		return p, 0, false, err
+	}
+	child, _, found, err = c.getEdge(parent, name)
+	return p, child, found, err
 }
 
 // Mknod creates an inode of any type and its entry.
@@ -41,13 +47,11 @@ func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 	var a meta.Attr
 	err := e.txn(ctx, func(c *conn) error {
 		now := nowNs()
-		p, err := c.lockDir(parent, cred)
+		p, _, found, err := c.lockDirEntry(parent, name, cred)
 		if err != nil {
 			return err
 		}
-		if _, _, found, err := c.getEdge(parent, name); err != nil {
-			return err
-		} else if found {
+		if found {
 			return meta.ErrExists
 		}
 		if err := meta.Access(&p, cred, meta.MayWrite|meta.MayExec); err != nil {
@@ -147,11 +151,7 @@ func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, na
 	var a meta.Attr
 	err := e.txn(ctx, func(c *conn) error {
 		now := nowNs()
-		p, err := c.lockDir(parent, cred)
-		if err != nil {
-			return err
-		}
-		child, _, found, err := c.getEdge(parent, name)
+		p, child, found, err := c.lockDirEntry(parent, name, cred)
 		if err != nil {
 			return err
 		}
@@ -202,11 +202,7 @@ func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 	}
 	return e.txn(ctx, func(c *conn) error {
 		now := nowNs()
-		p, err := c.lockDir(parent, cred)
-		if err != nil {
-			return err
-		}
-		child, _, found, err := c.getEdge(parent, name)
+		p, child, found, err := c.lockDirEntry(parent, name, cred)
 		if err != nil {
 			return err
 		}
