@@ -259,10 +259,10 @@ func TestBackgroundMountAndUmount(t *testing.T) {
 // TestUmountNotMounted: unmounting a directory that is no mount point says
 // so in one line.
 func TestUmountNotMounted(t *testing.T) {
-	t.Skip("issue 2: cairn umount on a directory that is not mounted prints fusermount3's \"failed to unmount DIR: Invalid argument\" instead of saying DIR is not mounted")
 	needBinary(t)
 	dir := tempDir(t)
 	wantUserError(t, runCairn(t, "umount", dir), "not mounted")
+	wantUserError(t, runCairn(t, "umount", filepath.Join(dir, "missing")), "does not exist")
 }
 
 // TestSignalRightAfterMount stops a mount the moment the kernel lists it,
