@@ -91,7 +91,7 @@ func testSessionCloseOrphans(x *env) {
 	other := x.session("other")
 	d := x.mkdir(meta.RootIno, "d")
 	f := x.create(d, "f")
-	x.write(f, 0, 0, 10000)
+	s := x.write(f, 0, 0, 10000)
 	kept := x.create(d, "kept")
 	base := x.usage()
 	ino, a, err := x.e.Unlink(x.ctx, meta.RootCred, d, "f", other)
@@ -116,6 +116,9 @@ func testSessionCloseOrphans(x *env) {
 	}
 	if _, err := x.e.GetAttr(x.ctx, kept); err != nil {
 		x.t.Errorf("CloseSession deleted a linked file: %v", err)
+	}
+	if _, ok := x.deadIDs()[s.ID]; !ok {
+		x.t.Errorf("the released orphan's slice %d is not in DeadSlices after CloseSession", s.ID)
 	}
 }
 

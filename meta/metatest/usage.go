@@ -49,8 +49,7 @@ func testUsageMixed(x *env) {
 	check("link (no new inode, no new space)")
 	x.symlink(d, "l", "a-target-of-some-length")
 	check("symlink")
-	g := x.create(d, "g")
-	x.write(g, 0, 0, 70000)
+	x.write(x.create(d, "g"), 0, 0, 70000)
 	check("second file")
 	x.rename(d, "g", d, "f", 0)
 	check("rename over a file that keeps a link")
@@ -77,5 +76,4 @@ func testUsageMixed(x *env) {
 	if u := x.usage(); u != (meta.Usage{Inodes: 1}) {
 		x.t.Errorf("Usage of an emptied volume = %+v, want {Space:0 Inodes:1}", u)
 	}
-	_ = g
 }
