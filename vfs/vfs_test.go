@@ -19,17 +19,17 @@ var ctx = context.Background()
 
 // newTestVFS builds a VFS over a fresh mem:// engine and a memory object
 // store, with small blocks so that block boundaries are exercised.
-func newTestVFS(t *testing.T, fmtMod func(*meta.Format), cfg Config) *VFS {
+func newTestVFS(t testing.TB, fmtMod func(*meta.Format), cfg Config) *VFS {
 	t.Helper()
 	return newTestVFSWith(t, fmtMod, 8<<20, cfg)
 }
 
-func newTestVFSBuffer(t *testing.T, buffer int64, cfg Config) *VFS {
+func newTestVFSBuffer(t testing.TB, buffer int64, cfg Config) *VFS {
 	t.Helper()
 	return newTestVFSWith(t, nil, buffer, cfg)
 }
 
-func newTestVFSWith(t *testing.T, fmtMod func(*meta.Format), buffer int64, cfg Config) *VFS {
+func newTestVFSWith(t testing.TB, fmtMod func(*meta.Format), buffer int64, cfg Config) *VFS {
 	t.Helper()
 	eng, err := engines.Open("mem://")
 	if err != nil {
