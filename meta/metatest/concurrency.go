@@ -21,9 +21,11 @@ import (
 // being written. Only the errors the collisions explain are accepted
 // (ENOENT, EEXIST, ENOTEMPTY, ENOTDIR, EISDIR, EPERM for a link to a
 // directory); afterwards Verify must find every counter exact, seen from
-// either client. A second subtest moves directories into each other from
-// both clients at once: no move may create a cycle or lose a directory.
+// either client. Another subtest moves directories into each other from
+// both clients at once: no move may create a cycle or lose a directory; and
+// a first one checks that each client sees the other's changes at once.
 func RunConcurrency(t *testing.T, open func(t *testing.T) meta.Engine, reopen func(t *testing.T, e meta.Engine) meta.Engine) {
+	t.Run("TwoClientsSee", func(t *testing.T) { twoClientsSee(t, open, reopen) })
 	t.Run("OneDirectory", func(t *testing.T) { raceOneDirectory(t, open, reopen) })
 	t.Run("DirectoryMoves", func(t *testing.T) { raceDirectoryMoves(t, open, reopen) })
 }
