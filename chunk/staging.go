@@ -189,6 +189,11 @@ func (st *staging) upload(key string) {
 		}
 		start := time.Now()
 		err = st.s.obj.Put(context.Background(), key, raw)
+		if err == nil {
+			// The staged copy is deleted below: the object must be
+			// durable first.
+			err = st.s.syncStore(context.Background())
+		}
 		st.s.stats.put(len(raw), time.Since(start), err)
 		if err == nil {
 			break

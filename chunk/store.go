@@ -294,3 +294,14 @@ func (s *Store) deleteBlock(ctx context.Context, key string) error {
 	s.stats.deletes.Add(1)
 	return s.obj.Delete(ctx, key)
 }
+
+// syncStore makes the blocks put so far durable in a store that flushes
+// lazily (object.Syncer); other stores need nothing.
+func (s *Store) syncStore(ctx context.Context) error {
+	if sy, ok := s.obj.(object.Syncer); ok {
+		if err := sy.Sync(ctx); err != nil {
+			return fmt.Errorf("flush blocks to %s: %w", s.obj, err)
+		}
+	}
+	return nil
+}

@@ -235,7 +235,21 @@ func (w *Writer) Finish(ctx context.Context, length uint32) error {
 		}
 	}
 	w.mu.Lock()
+	err := w.err
+	w.mu.Unlock()
+	if err == nil {
+		// The slice is committed once Finish returns: its blocks must be
+		// durable in a store that flushes lazily.
+		err = w.s.syncStore(ctx)
+	}
+	w.mu.Lock()
 	defer w.mu.Unlock()
+	if err != nil {
+		if w.err == nil {
+			w.err = err
+		}
+		return w.err
+	}
 	if w.err != nil {
 		return w.err
 	}

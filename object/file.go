@@ -21,8 +21,13 @@ const tempPrefix = ".cairn-tmp-"
 // fsyncs it, renames it over the key and fsyncs the directory, so a crash
 // leaves the old object or the new one, never a torn one. Temporary files
 // left by a crash are skipped by List.
+//
+// With DeferSync (Options.DeferSync), Put does not flush the file and its
+// directory: a crash may then leave a renamed object torn, so the caller
+// calls Sync (see Syncer) before it relies on what it put.
 type File struct {
-	root string
+	root      string
+	deferSync bool
 }
 
 var _ Store = (*File)(nil)
@@ -96,7 +101,7 @@ func (f *File) Put(ctx context.Context, key string, data []byte) error {
 	}
 	name := tmp.Name()
 	_, err = tmp.Write(data)
-	if err == nil {
+	if err == nil && !f.deferSync {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
@@ -108,6 +113,9 @@ func (f *File) Put(ctx context.Context, key string, data []byte) error {
 	if err != nil {
 		os.Remove(name)
 		return fmt.Errorf("put %s: %w", key, err)
+	}
+	if f.deferSync {
+		return nil
 	}
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("put %s: %w", key, err)

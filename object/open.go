@@ -32,6 +32,10 @@ type Options struct {
 	// Retries is how many times a failed request to a remote store is tried
 	// again before the error is returned (default 5; negative: none).
 	Retries int
+	// DeferSync lets the file store's Put return before the object is
+	// flushed to disk; the store's Sync (see Syncer) then flushes all at
+	// once. For callers that call Sync before they rely on their objects.
+	DeferSync bool
 }
 
 // Open returns the store of the given kind ("file", "mem", "s3") for bucket:
@@ -41,7 +45,12 @@ type Options struct {
 func Open(storage, bucket string, opts Options) (Store, error) {
 	switch storage {
 	case "file", "":
-		return NewFile(strings.TrimPrefix(bucket, "file://"))
+		f, err := NewFile(strings.TrimPrefix(bucket, "file://"))
+		if err != nil {
+			return nil, err
+		}
+		f.deferSync = opts.DeferSync
+		return f, nil
 	case "mem":
 		return NewMem(bucket), nil
 	case "s3":

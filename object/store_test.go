@@ -21,6 +21,21 @@ func TestFile(t *testing.T) {
 	})
 }
 
+// TestFileDeferSync runs the suite on a file store whose Put leaves the
+// flush to Sync.
+func TestFileDeferSync(t *testing.T) {
+	objecttest.Run(t, func(t *testing.T) object.Store {
+		s, err := object.Open("file", t.TempDir(), object.Options{DeferSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.(object.Syncer).Sync(context.Background()); err != nil {
+			t.Fatalf("sync: %v", err)
+		}
+		return s
+	})
+}
+
 func TestMem(t *testing.T) {
 	objecttest.Run(t, func(t *testing.T) object.Store {
 		s, err := object.Open("mem", t.Name(), object.Options{})

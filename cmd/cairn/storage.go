@@ -144,7 +144,11 @@ func openBlockStore(ctx context.Context, format meta.Format, c blockStoreConfig)
 	if err := c.store.checkCredentials(format.Storage); err != nil {
 		return nil, fmt.Errorf("volume %q keeps its blocks in %s: %w", format.Name, redactURL(format.Bucket), err)
 	}
-	obj, err := object.Open(format.Storage, format.Bucket, c.store.options())
+	opts := c.store.options()
+	// The block store flushes a local-directory store once per slice
+	// instead of once per block (see object.Syncer).
+	opts.DeferSync = true
+	obj, err := object.Open(format.Storage, format.Bucket, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open the object store of volume %q: %w", format.Name, err)
 	}
@@ -169,6 +173,11 @@ func openBlockStore(ctx context.Context, format meta.Format, c blockStoreConfig)
 	if !cfg.Writeback && c.cacheDir != "" {
 		if err := drainStaged(obj, cfg); err != nil {
 			return nil, err
+		}
+		if format.Storage == "file" {
+			// The blocks are on a local disk already: a disk cache would
+			// only write every block read a second time.
+			cfg.CacheDir = ""
 		}
 	}
 	store, err := chunk.New(obj, cfg)
