@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -30,25 +33,95 @@ func seedFor(t *testing.T) uint64 {
 	return seed
 }
 
-// TestRandomWrites writes at random offsets (across block and chunk
-// boundaries), truncates up and down, and reads back through fresh
-// descriptors, checking every byte against an in-memory model; the file is
-// checked again after a remount.
+// TestRandomWrites checks random writes and truncates against a model.
 func TestRandomWrites(t *testing.T) {
 	v := newVolume(t)
+	ops := 300
+	if testing.Short() {
+		ops = 60
+	}
+	randomWrites(t, v, "random", ops)
+}
+
+// TestVolumeSettings runs the random writes on volumes formatted and
+// mounted with settings other than the defaults: compression, small
+// blocks, a write buffer and cache far smaller than the data, and the
+// kernel's writeback cache.
+func TestVolumeSettings(t *testing.T) {
+	cases := []struct {
+		name          string
+		format, mount []string
+	}{
+		{"zstd-64K-blocks", []string{"--compress", "zstd", "--block-size", "64K"}, nil},
+		{"lz4-16M-blocks", []string{"--compress", "lz4", "--block-size", "16M"}, nil},
+		{"small-buffer-and-cache", nil, []string{"--buffer-size", "8M", "--cache-size", "4M"}},
+		{"no-cache", nil, []string{"--cache-dir", ""}},
+		{"writeback-cache", nil, []string{"-o", "writeback_cache"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			needMount(t)
+			v := formatVolume(t, c.format...)
+			v.mountArgs = append(v.mountArgs, c.mount...)
+			v.mount(t)
+			randomWrites(t, v, "random", 60)
+			// A file much larger than the buffer, written in one go.
+			big := pattern(81, 48<<20+5)
+			writeFile(t, v.path("big"), big)
+			wantContent(t, v.path("big"), big)
+			v.remount(t)
+			wantContent(t, v.path("big"), big)
+			if slices.Contains(c.format, "--compress") {
+				checkCompressed(t, v)
+			}
+		})
+	}
+}
+
+// checkCompressed writes 32 MiB of text and checks that the blocks stored
+// for it take far less room.
+func checkCompressed(t *testing.T, v *volume) {
+	if fi, err := os.Stat(v.bucket); err != nil || !fi.IsDir() {
+		return // blocks not in a local directory
+	}
+	before := bucketBytes(t, v.bucket)
+	line := []byte("cairn compresses every block of this line. ")
+	text := bytes.Repeat(line, 32<<20/len(line)+1)[:32<<20]
+	writeFile(t, v.path("text"), text)
+	v.remount(t) // every block uploaded
+	wantContent(t, v.path("text"), text)
+	if grew := bucketBytes(t, v.bucket) - before; grew > 4<<20 {
+		t.Errorf("32 MiB of repeated text took %d bytes in the bucket", grew)
+	}
+}
+
+func bucketBytes(t *testing.T, dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// randomWrites writes at random offsets of file name (across block and
+// chunk boundaries), truncates up and down, and reads back through fresh
+// descriptors, checking every byte against an in-memory model; the file is
+// checked again after a remount.
+func randomWrites(t *testing.T, v *volume, name string, ops int) {
 	seed := seedFor(t)
 	r := rand.New(rand.NewPCG(seed, 1))
-	path := v.path("random")
+	path := v.path(name)
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	must(t, err, "create")
 	defer func() { f.Close() }()
 
 	var model []byte
 	const span = 70 << 20 // beyond the first 64 MiB chunk
-	ops := 300
-	if testing.Short() {
-		ops = 60
-	}
 	for i := 0; i < ops; i++ {
 		switch k := r.IntN(20); {
 		case k < 15: // write
