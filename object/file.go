@@ -28,6 +28,7 @@ const tempPrefix = ".cairn-tmp-"
 type File struct {
 	root      string
 	deferSync bool
+	unsynced  unsynced // with deferSync: what Sync must flush
 }
 
 var _ Store = (*File)(nil)
@@ -115,6 +116,7 @@ func (f *File) Put(ctx context.Context, key string, data []byte) error {
 		return fmt.Errorf("put %s: %w", key, err)
 	}
 	if f.deferSync {
+		f.unsynced.add(p)
 		return nil
 	}
 	if err := syncDir(dir); err != nil {

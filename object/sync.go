@@ -3,8 +3,9 @@ package object
 import (
 	"context"
 	"fmt"
-
-	"golang.org/x/sys/unix"
+	"os"
+	"path/filepath"
+	"sync"
 )
 
 // Syncer is implemented by stores whose Put may return before the object
@@ -16,22 +17,97 @@ type Syncer interface {
 	Sync(ctx context.Context) error
 }
 
-// Sync makes the objects put so far durable. With DeferSync it flushes the
-// whole file system holding the directory once (syncfs), which costs far
-// less than a flush per object; without, Put has already done so.
+// unsynced are the objects a File with DeferSync has put and not flushed.
+type unsynced struct {
+	mu    sync.Mutex
+	files map[string]bool // paths of objects put since the last Sync took them
+	dirs  map[string]bool // their directories (a rename is flushed by its directory)
+
+	syncMu sync.Mutex // one Sync at a time: a Sync that finds nothing waits for the one under way
+}
+
+func (u *unsynced) add(path string) {
+	u.mu.Lock()
+	if u.files == nil {
+		u.files, u.dirs = make(map[string]bool), make(map[string]bool)
+	}
+	u.files[path] = true
+	u.dirs[filepath.Dir(path)] = true
+	u.mu.Unlock()
+}
+
+// syncParallel is how many flushes one Sync runs at once; concurrent
+// fsyncs on one file system share journal commits.
+const syncParallel = 16
+
+// Sync flushes the objects put so far: their files, in parallel, then
+// their directories. Without DeferSync, Put has already done so.
 func (f *File) Sync(ctx context.Context) error {
 	if !f.deferSync {
 		return nil
 	}
-	fd, err := unix.Open(f.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", f.root, err)
+	u := &f.unsynced
+	u.syncMu.Lock()
+	defer u.syncMu.Unlock()
+	u.mu.Lock()
+	files, dirs := u.files, u.dirs
+	u.files, u.dirs = nil, nil
+	u.mu.Unlock()
+	if len(files) == 0 {
+		return nil
 	}
-	defer unix.Close(fd)
-	if err := unix.Syncfs(fd); err != nil {
-		return fmt.Errorf("sync %s: %w", f.root, err)
+	var (
+		wg     sync.WaitGroup
+		sem    = make(chan struct{}, syncParallel)
+		errMu  sync.Mutex
+		first  error
+		failed []string
+	)
+	flush := func(paths map[string]bool, do func(string) error) {
+		for p := range paths {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				if err := do(p); err != nil && !os.IsNotExist(err) { // a deleted object needs no flush
+					errMu.Lock()
+					first = cmpErr(first, fmt.Errorf("flush %s: %w", p, err))
+					failed = append(failed, p)
+					errMu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	flush(files, syncFile)
+	flush(dirs, syncDir)
+	if first != nil {
+		// Keep them for the next Sync: the caller will try again.
+		for _, p := range failed {
+			u.add(p)
+		}
+		return first
 	}
 	return nil
+}
+
+func syncFile(path string) error {
+	fd, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = fd.Sync()
+	if cerr := fd.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
 }
 
 // Sync passes on to the wrapped store; it is not retried (a failed flush
