@@ -87,6 +87,9 @@ func (e *Engine) Write(ctx context.Context, ino meta.Ino, idx uint32, s meta.Sli
 	if uint64(s.Pos)+uint64(s.Len) > meta.ChunkSize || s.Off+s.Len < s.Off {
 		return meta.Attr{}, 0, meta.ErrInvalid
 	}
+	if e.d.serverWrite {
+		return e.writeServerSide(ctx, ino, idx, s, mtime)
+	}
 	var a meta.Attr
 	var n int
 	err := e.txn(ctx, func(c *conn) error {

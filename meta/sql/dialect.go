@@ -44,6 +44,14 @@ type dialect struct {
 	// first argument of that Exec (pgx: simple protocol, which interpolates
 	// the arguments client-side).
 	batchArg any
+	// functions are server-side functions Init installs; with them, Write
+	// is one call (serverWrite).
+	functions   []string
+	serverWrite bool
+	// notExecuted reports a lost-connection error that proves the statement
+	// did not run or was rolled back (safe to re-run even a COMMIT); nil:
+	// never provable.
+	notExecuted func(error) bool
 	// tableExists is a query with one placeholder, the table name, that
 	// returns a row when the table exists.
 	tableExists string
@@ -87,4 +95,10 @@ func (d *dialect) upsert(table string, cols []string, nkeys int) string {
 		return q + " ON DUPLICATE KEY UPDATE " + strings.Join(sets, ", ")
 	}
 	return q + " ON CONFLICT (" + strings.Join(cols[:nkeys], ", ") + ") DO UPDATE SET " + strings.Join(sets, ", ")
+}
+
+// unknownOutcome reports an error after which nobody knows whether the
+// statement took effect: the connection broke under it.
+func (d *dialect) unknownOutcome(err error) bool {
+	return d.connectionLost(err) && (d.notExecuted == nil || !d.notExecuted(err))
 }

@@ -19,11 +19,13 @@ import (
 )
 
 var postgresDialect = dialect{
-	name:      "postgres",
-	dollar:    true,
-	forUpdate: " FOR UPDATE",
-	returning: true,
-	batchArg:  pgx.QueryExecModeSimpleProtocol,
+	name:        "postgres",
+	dollar:      true,
+	forUpdate:   " FOR UPDATE",
+	returning:   true,
+	batchArg:    pgx.QueryExecModeSimpleProtocol,
+	functions:   pgFunctions,
+	serverWrite: true,
 	types: map[string]string{
 		"INT": "BIGINT", "KEY": "TEXT", "NAME": "BYTEA", "VALUE": "BYTEA", "BLOB": "BYTEA",
 	},
@@ -39,6 +41,16 @@ var postgresDialect = dialect{
 			return strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
 		}
 		return connectionError(err) || pgconn.SafeToRetry(err)
+	},
+	notExecuted: func(err error) bool {
+		// A server shutting down aborts what runs and answers with 57P0x
+		// instead of a result; nothing was sent at all when SafeToRetry.
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) {
+			return strings.HasPrefix(pe.Code, "57P0")
+		}
+		var ce *pgconn.ConnectError
+		return errors.As(err, &ce) || pgconn.SafeToRetry(err)
 	},
 	tableExists: "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?",
 	checkServer: func(c *conn) error {

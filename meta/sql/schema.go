@@ -85,6 +85,11 @@ func (e *Engine) Init(ctx context.Context, f meta.Format, force bool) error {
 			}
 		}
 	}
+	for _, fn := range e.d.functions {
+		if _, err := c.exec(fn); err != nil {
+			return fmt.Errorf("install server-side function: %w", e.explain(err))
+		}
+	}
 	js, err := json.Marshal(f)
 	if err != nil {
 		return fmt.Errorf("encode volume settings: %w", err)

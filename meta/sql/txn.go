@@ -159,10 +159,10 @@ func (e *Engine) txnOnce(ctx context.Context, fn func(c *conn) error) (committin
 	}
 	e.roundTrips.Add(1)
 	if err := tx.Commit(); err != nil {
-		if e.d.connectionLost(err) {
+		if e.d.unknownOutcome(err) {
 			return true, fmt.Errorf("%w: the connection broke during COMMIT, the operation may or may not have happened: %v", meta.ErrIO, err)
 		}
-		return true, err
+		return false, err
 	}
 	return true, nil
 }
@@ -232,7 +232,7 @@ func (e *Engine) txnBatched(ctx context.Context, fn func(c *conn) error) (commit
 		if err = c.flush(); err == nil {
 			return true, nil
 		}
-		if e.d.connectionLost(err) {
+		if e.d.unknownOutcome(err) {
 			return true, fmt.Errorf("%w: the connection broke during COMMIT, the operation may or may not have happened: %v", meta.ErrIO, err)
 		}
 	}
