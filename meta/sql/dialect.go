@@ -45,9 +45,10 @@ type dialect struct {
 	// the arguments client-side).
 	batchArg any
 	// functions are server-side functions Init installs; with them, Write
-	// is one call (serverWrite).
+	// is one call (serverWrite) and Mknod a read and a call (serverMknod).
 	functions   []string
 	serverWrite bool
+	serverMknod bool
 	// notExecuted reports a lost-connection error that proves the statement
 	// did not run or was rolled back (safe to re-run even a COMMIT); nil:
 	// never provable.

@@ -44,6 +44,9 @@ func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 			return meta.Attr{}, meta.ErrNameTooLong
 		}
 	}
+	if e.d.serverMknod {
+		return e.mknodServerSide(ctx, cred, parent, name, ino, typ, mode, rdev, target)
+	}
 	var a meta.Attr
 	err := e.txn(ctx, func(c *conn) error {
 		now := nowNs()

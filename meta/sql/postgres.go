@@ -26,6 +26,7 @@ var postgresDialect = dialect{
 	batchArg:    pgx.QueryExecModeSimpleProtocol,
 	functions:   pgFunctions,
 	serverWrite: true,
+	serverMknod: true,
 	types: map[string]string{
 		"INT": "BIGINT", "KEY": "TEXT", "NAME": "BYTEA", "VALUE": "BYTEA", "BLOB": "BYTEA",
 	},

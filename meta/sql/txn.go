@@ -183,7 +183,7 @@ func (e *Engine) retry(ctx context.Context, attempt func() (committing bool, err
 		}
 		var wait time.Duration
 		switch {
-		case e.d.retryable(err):
+		case e.d.retryable(err) || errors.Is(err, errStale):
 			if n >= maxConflictRetries {
 				return fmt.Errorf("%w: gave up after %d attempts: %v", meta.ErrConflict, n+1, err)
 			}
