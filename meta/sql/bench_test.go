@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -117,7 +118,7 @@ func benchOps(b *testing.B, open func(b *testing.B) *Engine) {
 
 func BenchmarkSQLite(b *testing.B) {
 	benchOps(b, func(b *testing.B) *Engine {
-		e, err := Open("sqlite3://" + filepath.Join(b.TempDir(), "vol.db"))
+		e, err := Open("sqlite3://" + filepath.Join(b.TempDir(), "vol.db") + sqliteBenchParams)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -135,3 +136,7 @@ func BenchmarkMariaDB(b *testing.B) {
 	m := &mariaEnv{srv: testenv.MariaDB(b)}
 	benchOps(b, func(b *testing.B) *Engine { return m.engine(b) })
 }
+
+// sqliteBenchParams are extra URL parameters for BenchmarkSQLite, e.g.
+// "?_synchronous=NORMAL" to measure without an fsync per commit.
+var sqliteBenchParams = os.Getenv("CAIRN_SQLITE_BENCH_PARAMS")

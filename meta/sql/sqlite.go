@@ -32,7 +32,10 @@ var sqliteDialect = dialect{
 // reports "not formatted" instead of leaving an empty database behind.
 //
 // The database runs in WAL mode with synchronous=FULL: a commit is durable
-// when it returns. Several processes may share the file (two mounts of one
+// when it returns. Driver parameters in the URL override the defaults;
+// "?_synchronous=NORMAL" makes mutations about ten times faster (no fsync
+// per commit) at the price of losing the last operations on a power cut
+// or kernel crash (not on a process crash). Several processes may share the file (two mounts of one
 // volume): writers take the database lock at BEGIN and wait for each other
 // up to the busy timeout.
 func OpenSQLite(rawURL string) (*Engine, error) {
