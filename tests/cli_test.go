@@ -87,6 +87,12 @@ func TestMalformedMetaURL(t *testing.T) {
 	}
 }
 
+func TestFormatInMemoryEngine(t *testing.T) {
+	// mem:// lives in one process: a volume formatted there could never
+	// be mounted, so format refuses it.
+	wantUserError(t, runCairn(t, "format", "mem://", "vol-a", "--bucket", tempDir(t)), "mem://")
+}
+
 func TestUnknownEngine(t *testing.T) {
 	wantUserError(t, runCairn(t, "format", "nosuchdb://host/x", "vol-a", "--bucket", tempDir(t)), "unknown", "nosuchdb")
 	wantUserError(t, runCairn(t, "status", "nosuchdb://host/x"), "unknown", "nosuchdb")

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"cairn/meta"
 	"cairn/meta/engines"
@@ -71,6 +72,9 @@ func runFormat(args []string) error {
 	if err := checkFormatFlags(name, &f); err != nil {
 		return err
 	}
+	if strings.HasPrefix(metaURL, "mem://") {
+		return fmt.Errorf("mem:// keeps a volume inside one process only, so nothing could mount what format makes there; use a database, e.g. sqlite3:///var/lib/cairn/%s.db", name)
+	}
 	ctx := context.Background()
 	eng, err := engines.Open(metaURL)
 	if err != nil {
@@ -125,12 +129,19 @@ func runFormat(args []string) error {
 	if err := eng.Init(ctx, nf, exists); err != nil {
 		return fmt.Errorf("format volume %q at %s: %w", name, redactURL(metaURL), err)
 	}
+	if nf.Storage == "mem" {
+		fmt.Fprintln(os.Stderr, "warning: --storage mem keeps blocks in the memory of each mount; they are lost at unmount (use it for tests only)")
+	}
 	verb := "formatted"
 	if exists {
 		verb = "updated"
 	}
-	fmt.Fprintf(os.Stdout, "%s volume %q (uuid %s) in %s, blocks in %s %s, block size %s, compression %s\n",
-		verb, nf.Name, nf.UUID, redactURL(metaURL), nf.Storage, redactURL(nf.Bucket), humanBytes(uint64(nf.BlockSize)), nf.Compression)
+	where := nf.Storage
+	if nf.Bucket != "" {
+		where += " " + redactURL(nf.Bucket)
+	}
+	fmt.Fprintf(os.Stdout, "%s volume %q (uuid %s) in %s, blocks in %s, block size %s, compression %s\n",
+		verb, nf.Name, nf.UUID, redactURL(metaURL), where, humanBytes(uint64(nf.BlockSize)), nf.Compression)
 	return nil
 }
 
