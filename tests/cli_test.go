@@ -2,10 +2,15 @@ package tests
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"cairn/internal/testenv"
+	"cairn/meta/engines"
 )
 
 // statusJSON is the part of 'cairn status' the tests read.
@@ -91,6 +96,25 @@ func TestFormatInMemoryEngine(t *testing.T) {
 	// mem:// lives in one process: a volume formatted there could never
 	// be mounted, so format refuses it.
 	wantUserError(t, runCairn(t, "format", "mem://", "vol-a", "--bucket", tempDir(t)), "mem://")
+}
+
+func TestUnreachableEngine(t *testing.T) {
+	// Nothing listens on a free port: each command says so in one line,
+	// within the engine's connect timeout.
+	port := testenv.FreePort(t)
+	for _, u := range []string{
+		fmt.Sprintf("redis://127.0.0.1:%d/1", port),
+		fmt.Sprintf("postgres://cairn@127.0.0.1:%d/cairn?sslmode=disable", port),
+		fmt.Sprintf("mysql://cairn@(127.0.0.1:%d)/cairn", port),
+		fmt.Sprintf("etcd://127.0.0.1:%d/cairn", port),
+	} {
+		scheme, _, _ := strings.Cut(u, "://")
+		if !slices.Contains(engines.Schemes(), scheme) {
+			continue
+		}
+		wantUserError(t, runCairn(t, "format", u, "vol-a", "--bucket", filepath.Join(tempDir(t), "b")))
+		wantUserError(t, runCairn(t, "status", u))
+	}
 }
 
 func TestUnknownEngine(t *testing.T) {
