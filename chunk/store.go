@@ -128,7 +128,7 @@ func (s *Store) ReadAt(ctx context.Context, id uint64, size uint32, p []byte, of
 		idx := int(pos / bs)
 		data, err := s.block(ctx, id, idx, blockLen(size, int(bs), idx))
 		if err != nil {
-			return n, fmt.Errorf("read slice %d at %d: %w", id, pos, err)
+			return n, asIOError(fmt.Errorf("read slice %d at %d: %w", id, pos, err))
 		}
 		c := copy(p[n:], data[pos-int64(idx)*bs:])
 		n += c

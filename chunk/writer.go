@@ -186,7 +186,7 @@ func (w *Writer) upload(idx, n int, b *wblock, done chan struct{}) {
 		w.mu.Lock()
 		w.failed[idx] = failedBlock{b, n}
 		if w.err == nil {
-			w.err = fmt.Errorf("upload block %d of slice %d: %w", idx, w.id, err)
+			w.err = asIOError(fmt.Errorf("upload block %d of slice %d: %w", idx, w.id, err))
 		}
 		w.mu.Unlock()
 		return

@@ -206,6 +206,9 @@ func TestMinIOStopsDuringWrite(t *testing.T) {
 	if !stopped {
 		t.Fatal("the write ended before MinIO was stopped")
 	}
+	if failed != nil && !errors.Is(failed, syscall.EIO) {
+		t.Errorf("a write or fsync failed with %v, want EIO", failed)
+	}
 	<-restarted
 
 	v.remount(t)
