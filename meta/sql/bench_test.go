@@ -67,6 +67,16 @@ func benchOps(b *testing.B, open func(b *testing.B) *Engine) {
 			must(b, err)
 		})
 	})
+	b.Run("unlink", func(b *testing.B) {
+		e, d := setup(b)
+		for i := 0; i < b.N; i++ {
+			mknod(b, e, d, fmt.Sprint(i), meta.TypeFile)
+		}
+		measure(b, e, func(i int) {
+			_, _, err := e.Unlink(ctx, meta.RootCred, d, fmt.Sprint(i), 1)
+			must(b, err)
+		})
+	})
 	b.Run("rename", func(b *testing.B) {
 		e, d := setup(b)
 		mknod(b, e, d, "0", meta.TypeFile)

@@ -46,9 +46,10 @@ type dialect struct {
 	batchArg any
 	// functions are server-side functions Init installs; with them, Write
 	// is one call (serverWrite) and Mknod a read and a call (serverMknod).
-	functions   []string
-	serverWrite bool
-	serverMknod bool
+	functions    []string
+	serverWrite  bool
+	serverMknod  bool
+	serverUnlink bool
 	// notExecuted reports a lost-connection error that proves the statement
 	// did not run or was rolled back (safe to re-run even a COMMIT); nil:
 	// never provable.

@@ -150,6 +150,9 @@ func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, na
 	if err := meta.CheckName(name); err != nil {
 		return 0, meta.Attr{}, err
 	}
+	if e.d.serverUnlink {
+		return e.unlinkServerSide(ctx, cred, parent, name, sid)
+	}
 	var ino meta.Ino
 	var a meta.Attr
 	err := e.txn(ctx, func(c *conn) error {

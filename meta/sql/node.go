@@ -18,17 +18,26 @@ type scanner interface{ Scan(dest ...any) error }
 
 // scanAttr reads nodeCols, after the leading columns in extra.
 func scanAttr(sc scanner, a *meta.Attr, extra ...any) error {
-	var typ, mode, uid, gid, rdev, nlink, length, parent int64
-	dest := append(extra, &typ, &mode, &uid, &gid, &rdev, &nlink, &length, &a.Atime, &a.Mtime, &a.Ctime, &parent)
-	if err := sc.Scan(dest...); err != nil {
+	dest, finish := attrDest(a)
+	if err := sc.Scan(append(extra, dest...)...); err != nil {
 		return err
 	}
-	a.Type = meta.FileType(typ)
-	a.Mode = uint16(mode)
-	a.Uid, a.Gid, a.Rdev, a.Nlink = uint32(uid), uint32(gid), uint32(rdev), uint32(nlink)
-	a.Length = uint64(length)
-	a.Parent = meta.Ino(parent)
+	finish()
 	return nil
+}
+
+// attrDest is Scan destinations for nodeCols and a function that stores
+// what they read in a.
+func attrDest(a *meta.Attr) ([]any, func()) {
+	var typ, mode, uid, gid, rdev, nlink, length, parent int64
+	dest := []any{&typ, &mode, &uid, &gid, &rdev, &nlink, &length, &a.Atime, &a.Mtime, &a.Ctime, &parent}
+	return dest, func() {
+		a.Type = meta.FileType(typ)
+		a.Mode = uint16(mode)
+		a.Uid, a.Gid, a.Rdev, a.Nlink = uint32(uid), uint32(gid), uint32(rdev), uint32(nlink)
+		a.Length = uint64(length)
+		a.Parent = meta.Ino(parent)
+	}
 }
 
 func attrArgs(a *meta.Attr) []any {

@@ -19,14 +19,15 @@ import (
 )
 
 var postgresDialect = dialect{
-	name:        "postgres",
-	dollar:      true,
-	forUpdate:   " FOR UPDATE",
-	returning:   true,
-	batchArg:    pgx.QueryExecModeSimpleProtocol,
-	functions:   pgFunctions,
-	serverWrite: true,
-	serverMknod: true,
+	name:         "postgres",
+	dollar:       true,
+	forUpdate:    " FOR UPDATE",
+	returning:    true,
+	batchArg:     pgx.QueryExecModeSimpleProtocol,
+	functions:    append(pgFunctions, pgUnlink),
+	serverWrite:  true,
+	serverMknod:  true,
+	serverUnlink: true,
 	types: map[string]string{
 		"INT": "BIGINT", "KEY": "TEXT", "NAME": "BYTEA", "VALUE": "BYTEA", "BLOB": "BYTEA",
 	},
