@@ -48,6 +48,11 @@ func StartMount(t testing.TB, cmd *exec.Cmd, dir string) *Mount {
 	m := &Mount{Dir: abs, cmd: cmd, output: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout = m.output
 	cmd.Stderr = m.output
+	// Should the test binary die (a panic, a timeout), the mount goes too.
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %v: %v", cmd.Args, err)
 	}
