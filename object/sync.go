@@ -40,8 +40,12 @@ func (u *unsynced) add(path string) {
 // fsyncs on one file system share journal commits.
 const syncParallel = 16
 
-// Sync flushes the objects put so far: their files, in parallel, then
-// their directories. Without DeferSync, Put has already done so.
+// Sync flushes the objects put so far: their files and their directories,
+// all at once (concurrent flushes share the file system's journal
+// commits). A crash in between may leave an object whose name is durable
+// and whose bytes are not; no caller relies on an object before Sync
+// returns, and blocks carry checksums. Without DeferSync, Put has already
+// flushed each object.
 func (f *File) Sync(ctx context.Context) error {
 	if !f.deferSync {
 		return nil
@@ -77,10 +81,10 @@ func (f *File) Sync(ctx context.Context) error {
 				}
 			}()
 		}
-		wg.Wait()
 	}
 	flush(files, syncFile)
 	flush(dirs, syncDir)
+	wg.Wait()
 	if first != nil {
 		// Keep them for the next Sync: the caller will try again.
 		for _, p := range failed {
