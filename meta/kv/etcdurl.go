@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"strings"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 )
@@ -141,6 +143,9 @@ func OpenEtcdURL(rawURL string) (*Engine, error) {
 		Logger:             zap.NewNop(),
 	})
 	if err != nil {
+		if errors.Is(err, rpctypes.ErrAuthFailed) {
+			return nil, fmt.Errorf("etcd at %s refused user %q: wrong user name or password in the URL", strings.Join(t.endpoints, ","), t.user)
+		}
 		return nil, fmt.Errorf("connect to etcd at %s: %w", strings.Join(t.endpoints, ","), err)
 	}
 	s := &EtcdStore{cli: cli, cache: newEtcdCache(etcdCacheSize)}
@@ -150,6 +155,10 @@ func OpenEtcdURL(rawURL string) (*Engine, error) {
 		_, err := cli.Get(ctx, "cairn-probe", clientv3.WithCountOnly())
 		return err
 	})
+	if errors.Is(err, rpctypes.ErrUserEmpty) || errors.Is(err, rpctypes.ErrPermissionDenied) || errors.Is(err, rpctypes.ErrInvalidAuthToken) {
+		cli.Close()
+		return nil, fmt.Errorf("etcd at %s requires a user with access to the volume's keys: give it in the URL, etcd://user:password@host:2379/prefix (%v)", strings.Join(t.endpoints, ","), err)
+	}
 	if err != nil {
 		cli.Close()
 		return nil, fmt.Errorf("cannot reach etcd at %s within %v (check the addresses and that the cluster is up): %w",
