@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"os"
@@ -17,8 +18,17 @@ import (
 // whole cluster is killed when the test ends.
 type EtcdCluster struct {
 	Members []*EtcdMember
+	TLS     *EtcdTLS
 	bin     string
 	t       testing.TB
+}
+
+// EtcdTLS makes the members serve clients over TLS with this certificate,
+// and require client certificates signed by CA.
+type EtcdTLS struct {
+	CertFile, KeyFile, CAFile string
+	// Client is what the health check presents.
+	ClientCert tls.Certificate
 }
 
 // EtcdMember is one etcd process of a cluster.
@@ -35,11 +45,14 @@ type EtcdMember struct {
 // skips (fails in CI) without the etcd binary (Debian's etcd-server). A
 // port taken between choosing it and etcd binding it (other tests run
 // alongside) makes it start again on other ports.
-func Etcd(t testing.TB) *EtcdCluster {
+func Etcd(t testing.TB) *EtcdCluster { return EtcdWithTLS(t, nil) }
+
+// EtcdWithTLS is Etcd with clients served over TLS when tlsc is not nil.
+func EtcdWithTLS(t testing.TB, tlsc *EtcdTLS) *EtcdCluster {
 	t.Helper()
 	bin := Binary(t, []string{"etcd"}, "/usr/bin", "/usr/local/bin", "/usr/lib/etcd")
 	for attempt := 1; ; attempt++ {
-		c := &EtcdCluster{bin: bin, t: t}
+		c := &EtcdCluster{bin: bin, t: t, TLS: tlsc}
 		err := c.start(t.TempDir())
 		if err == nil {
 			t.Cleanup(c.killAll)
@@ -67,7 +80,7 @@ func (c *EtcdCluster) start(root string) error {
 		initial = append(initial, fmt.Sprintf("%s=http://127.0.0.1:%d", m.Name, m.PeerPort))
 	}
 	for _, m := range c.Members {
-		client := fmt.Sprintf("http://127.0.0.1:%d", m.ClientPort)
+		client := fmt.Sprintf("%s://127.0.0.1:%d", c.scheme(), m.ClientPort)
 		peer := fmt.Sprintf("http://127.0.0.1:%d", m.PeerPort)
 		m.args = []string{
 			"--name", m.Name, "--data-dir", m.Dir,
@@ -78,6 +91,10 @@ func (c *EtcdCluster) start(root string) error {
 			"--heartbeat-interval", "50", "--election-timeout", "500",
 			"--logger", "zap", "--log-level", "warn",
 			"--log-outputs", filepath.Join(root, m.Name+".log"),
+		}
+		if c.TLS != nil {
+			m.args = append(m.args, "--cert-file", c.TLS.CertFile, "--key-file", c.TLS.KeyFile,
+				"--trusted-ca-file", c.TLS.CAFile, "--client-cert-auth")
 		}
 	}
 	for i := range c.Members {
@@ -121,10 +138,16 @@ func (c *EtcdCluster) startProcess(i int) error {
 func (c *EtcdCluster) waitHealthy(i int, within time.Duration) error {
 	m := c.Members[i]
 	client := http.Client{Timeout: time.Second}
+	if c.TLS != nil {
+		client.Transport = &http.Transport{TLSClientConfig: &tls.Config{
+			InsecureSkipVerify: true, // only asks whether the member is up
+			Certificates:       []tls.Certificate{c.TLS.ClientCert},
+		}}
+	}
 	deadline := time.Now().Add(within)
 	logPath := filepath.Join(filepath.Dir(m.Dir), m.Name+".log")
 	for {
-		resp, err := client.Get(fmt.Sprintf("http://127.0.0.1:%d/health", m.ClientPort))
+		resp, err := client.Get(fmt.Sprintf("%s://127.0.0.1:%d/health", c.scheme(), m.ClientPort))
 		if err == nil {
 			var buf [256]byte
 			n, _ := resp.Body.Read(buf[:])
@@ -139,6 +162,13 @@ func (c *EtcdCluster) waitHealthy(i int, within time.Duration) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+func (c *EtcdCluster) scheme() string {
+	if c.TLS != nil {
+		return "https"
+	}
+	return "http"
 }
 
 func tail(b []byte, n int) []byte {

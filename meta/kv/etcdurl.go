@@ -161,7 +161,7 @@ func OpenEtcdURL(rawURL string) (*Engine, error) {
 	}
 	if err != nil {
 		cli.Close()
-		return nil, fmt.Errorf("cannot reach etcd at %s within %v (check the addresses and that the cluster is up): %w",
+		return nil, fmt.Errorf("cannot reach etcd at %s within %v (check the addresses, that the cluster is up and, if it speaks TLS, the cacert, cert and key options): %w",
 			strings.Join(t.endpoints, ","), etcdConnectTimeout, err)
 	}
 	return New(s, t.prefix), nil
