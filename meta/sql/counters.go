@@ -16,6 +16,23 @@ func (c *conn) next(name string, n uint64) (uint64, error) {
 		}
 		return uint64(last) - n + 1, err
 	}
+	if c.e.d.mysqlUpsert {
+		// MySQL's idiom for a sequence: the new value comes back in the
+		// UPDATE's own reply, as the "last insert id".
+		if err := c.flush(); err != nil {
+			return 0, err
+		}
+		c.e.roundTrips.Add(1)
+		res, err := c.q.ExecContext(c.ctx, "UPDATE cairn_counter SET value = LAST_INSERT_ID(value + ?) WHERE name = ?", int64(n), name)
+		if err != nil {
+			return 0, err
+		}
+		if rows, err := res.RowsAffected(); err == nil && rows == 0 {
+			return 0, meta.ErrNotFormatted
+		}
+		id, err := res.LastInsertId()
+		return uint64(id) - n + 1, err
+	}
 	if _, err := c.exec("UPDATE cairn_counter SET value = value + ? WHERE name = ?", int64(n), name); err != nil {
 		return 0, err
 	}
@@ -34,7 +51,7 @@ func (e *Engine) nextID(ctx context.Context, name string, n uint64) (uint64, err
 	}
 	var first uint64
 	run := e.txn
-	if e.d.returning {
+	if e.d.returning || e.d.mysqlUpsert {
 		run = e.write
 	}
 	err := run(ctx, func(c *conn) (err error) {

@@ -39,10 +39,11 @@ type dialect struct {
 	// explain turns a connection or login failure into a line a user can
 	// act on (nil: errors as they are).
 	explain func(err error) error
-	// batchArg, when set, makes transactions queue their writes and send
-	// them with COMMIT as one multi-statement string; it is passed as the
-	// first argument of that Exec (pgx: simple protocol, which interpolates
-	// the arguments client-side).
+	// batch makes transactions queue their writes and send them with
+	// COMMIT as one multi-statement string, with arguments interpolated
+	// client-side by the driver; batchArg, when set, is passed as the first
+	// argument of that Exec (pgx: the simple protocol).
+	batch    bool
 	batchArg any
 	// functions are server-side functions Init installs; with them, Write
 	// is one call (serverWrite) and Mknod a read and a call (serverMknod).

@@ -20,6 +20,7 @@ var mysqlDialect = dialect{
 	forUpdate:   " FOR UPDATE",
 	mysqlUpsert: true,
 	inlineIndex: true,
+	batch:       true, // MultiStatements with InterpolateParams
 	types: map[string]string{
 		"INT": "BIGINT", "KEY": "VARCHAR(64)", "NAME": "VARBINARY(255)", "VALUE": "MEDIUMBLOB", "BLOB": "LONGBLOB",
 	},
@@ -143,6 +144,7 @@ func OpenMySQL(rawURL string) (*Engine, error) {
 	cfg.Passwd = pass
 	cfg.ClientFoundRows = true
 	cfg.InterpolateParams = true
+	cfg.MultiStatements = true // a transaction's writes go with its COMMIT
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 5 * time.Second
 	}

@@ -23,6 +23,7 @@ var postgresDialect = dialect{
 	dollar:       true,
 	forUpdate:    " FOR UPDATE",
 	returning:    true,
+	batch:        true,
 	batchArg:     pgx.QueryExecModeSimpleProtocol,
 	functions:    append(pgFunctions, pgUnlink),
 	serverWrite:  true,

@@ -85,7 +85,11 @@ func (c *conn) flush() error {
 		return c.flushErr
 	}
 	c.e.roundTrips.Add(1)
-	_, err := c.q.ExecContext(c.ctx, strings.Join(c.pending, ";\n"), append([]any{c.e.d.batchArg}, c.pendingArgs...)...)
+	args := c.pendingArgs
+	if c.e.d.batchArg != nil {
+		args = append([]any{c.e.d.batchArg}, args...)
+	}
+	_, err := c.q.ExecContext(c.ctx, strings.Join(c.pending, ";\n"), args...)
 	c.pending, c.pendingArgs = c.pending[:0], c.pendingArgs[:0]
 	c.flushErr = err
 	return err
@@ -140,7 +144,7 @@ func (e *Engine) txn(ctx context.Context, fn func(c *conn) error) error {
 // txnOnce runs one attempt; committing reports whether the failure came
 // from COMMIT, after which the outcome is unknown if the connection died.
 func (e *Engine) txnOnce(ctx context.Context, fn func(c *conn) error) (committing bool, err error) {
-	if e.d.batchArg != nil {
+	if e.d.batch {
 		return e.txnBatched(ctx, fn)
 	}
 	if e.writeMu != nil {
