@@ -41,15 +41,22 @@ func rangeValue(r *etcdserverpb.RangeResponse) cachedValue {
 	return cachedValue{v, r.Kvs[0].ModRevision}
 }
 
-// etcdCache is bounded by emptying it when it is full; it only ever
-// saves requests, so forgetting is safe.
+// etcdCache is bounded in bytes by emptying it when it is full, and keeps
+// no large values; it only ever saves requests, so forgetting is safe.
 type etcdCache struct {
-	mu  sync.Mutex
-	m   map[string]cachedValue
-	max int
+	mu    sync.Mutex
+	m     map[string]cachedValue
+	bytes int
+	max   int
 }
 
-func newEtcdCache(max int) *etcdCache { return &etcdCache{m: map[string]cachedValue{}, max: max} }
+// etcdCacheValueMax is the largest value worth caching (attributes,
+// entries, counters, short slice lists are far smaller).
+const etcdCacheValueMax = 16 << 10
+
+func newEtcdCache(maxBytes int) *etcdCache {
+	return &etcdCache{m: map[string]cachedValue{}, max: maxBytes}
+}
 
 func (c *etcdCache) get(k string) (cachedValue, bool) {
 	if c == nil {
@@ -70,13 +77,23 @@ func (c *etcdCache) put(k string, v cachedValue) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.m[k]; ok && old.rev > v.rev && v.rev != 0 {
+	old, ok := c.m[k]
+	if ok && old.rev > v.rev && v.rev != 0 {
 		return // a later revision is already known
 	}
-	if len(c.m) >= c.max {
+	if ok {
+		c.bytes -= len(k) + len(old.value)
+		delete(c.m, k)
+	}
+	if len(v.value) > etcdCacheValueMax {
+		return
+	}
+	if c.bytes+len(k)+len(v.value) > c.max {
 		clear(c.m)
+		c.bytes = 0
 	}
 	c.m[k] = v
+	c.bytes += len(k) + len(v.value)
 }
 
 func (c *etcdCache) drop(k string) {
@@ -84,7 +101,10 @@ func (c *etcdCache) drop(k string) {
 		return
 	}
 	c.mu.Lock()
-	delete(c.m, k)
+	if old, ok := c.m[k]; ok {
+		c.bytes -= len(k) + len(old.value)
+		delete(c.m, k)
+	}
 	c.mu.Unlock()
 }
 

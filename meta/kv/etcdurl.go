@@ -118,9 +118,9 @@ func redact(rawURL string) string {
 	return scheme + "://" + hosts + "/" + path
 }
 
-// etcdCacheSize is how many keys' last values a client remembers for
-// speculative commits.
-const etcdCacheSize = 100_000
+// etcdCacheSize is how many bytes of keys' last values a client remembers
+// for speculative commits.
+const etcdCacheSize = 32 << 20
 
 // etcdConnectTimeout bounds how long opening an unreachable cluster takes.
 const etcdConnectTimeout = 5 * time.Second
