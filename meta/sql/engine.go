@@ -4,6 +4,22 @@
 // describes what each database forces (placeholders, column types, upsert
 // syntax, row locks, which errors mean "run the transaction again").
 //
+// How operations stay atomic: each is one transaction at READ COMMITTED
+// that first locks the inode rows it will change (SELECT ... FOR UPDATE, in
+// inode order where it locks several) and reads everything else after the
+// lock, in statements of their own. Usage counters are updated last.
+// Renames between directories also take one volume-wide row lock, as
+// Linux's rename mutex does, so that loop checks walk a stable tree.
+// Deadlocks and serialization failures re-run the whole closure. SQLite
+// needs none of the row locks: BEGIN IMMEDIATE admits one writer.
+//
+// Round trips: reads are one statement. On PostgreSQL and MySQL a
+// transaction's writes are queued and sent together with its COMMIT; on
+// PostgreSQL, Write is one call of a PL/pgSQL function and Mknod and
+// Unlink a read plus one guarded call (the permission rules stay in meta's
+// Go code; the function re-checks that the attributes they read did not
+// change, else the operation runs again).
+//
 // The package knows nothing of object storage, chunk layout beyond slice
 // records, or FUSE.
 package sql
