@@ -8,8 +8,10 @@ import (
 // Store is an ordered key space with transactions. It is safe for
 // concurrent use.
 type Store interface {
-	// Txn runs fn once inside a transaction and commits what fn wrote when
-	// fn returns nil. When the commit (or a read inside fn) loses a race
+	// Txn runs fn inside a transaction and commits what fn wrote when fn
+	// returns nil. A store may run fn more than once (etcd first runs it on
+	// cached values); only the writes of the run whose reads were current
+	// are committed. When the commit (or a read inside fn) loses a race
 	// with another transaction, Txn returns an error wrapping
 	// ErrTxnConflict and nothing fn wrote is applied; the caller re-runs
 	// the whole closure. An error returned by fn aborts the transaction and
