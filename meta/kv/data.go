@@ -130,21 +130,10 @@ func (e *Engine) Compact(ctx context.Context, ino meta.Ino, idx uint32, old []me
 	return nil
 }
 
-// dropChunks deletes the chunks of ino from index from on and drops their
-// slices' references. With a budget > 0 it stops once about budget records
-// went, trimming the head of a chunk's list when that one list is longer,
-// so that one step stays within the store's transaction limits; it reports
-// whether anything was left to drop.
-func (t *txn) dropChunks(ino meta.Ino, from uint32, budget int) (bool, error) {
-	_, end := t.k.subRange(ino, subChunk)
-	kvs, err := t.Scan(t.k.chunk(ino, from), end, max(budget, 0))
-	if err != nil {
-		return false, err
-	}
-	return len(kvs) > 0, t.dropChunkKeys(kvs, budget)
-}
-
-// dropChunkKeys is dropChunks over chunk pairs already read.
+// dropChunkKeys deletes the chunks in kvs and drops their slices'
+// references, stopping once about budget records went (trimming the head
+// of a list longer than that), so that one step of ReleaseOrphan stays
+// within the store's transaction limits.
 func (t *txn) dropChunkKeys(kvs []KeyValue, budget int) error {
 	var gone []meta.Slice
 	for _, kv := range kvs {
@@ -210,7 +199,7 @@ func (e *Engine) Truncate(ctx context.Context, cred meta.Cred, ino meta.Ino, len
 			// Chunks wholly past the end go; the one the end falls in gets
 			// a hole over what was cut, so that growing again reads zeros.
 			keep := (length + meta.ChunkSize - 1) / meta.ChunkSize
-			if _, err := t.dropChunks(ino, uint32(keep), 0); err != nil {
+			if err := t.cutChunks(ino, uint32(keep)); err != nil {
 				return err
 			}
 			if err := t.punch(ino, length, min(a.Length, keep*meta.ChunkSize)); err != nil {
@@ -286,6 +275,9 @@ func checkFallocate(mode uint8, off, size uint64) error {
 }
 
 func (e *Engine) DeadSlices(ctx context.Context, limit int) ([]meta.DeadSlice, error) {
+	if err := e.drainReleases(ctx); err != nil {
+		return nil, fmt.Errorf("list dead slices: %w", err)
+	}
 	var out []meta.DeadSlice
 	err := e.txn(ctx, func(t *txn) error {
 		out = nil

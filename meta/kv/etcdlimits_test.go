@@ -75,6 +75,31 @@ func TestEtcdLimits(t *testing.T) {
 			}
 		}
 	}
+	// A truncate that cuts them all off (O_TRUNC of a big file).
+	g := dir + 2
+	var gids []uint64
+	for idx := uint32(0); idx < 3; idx++ {
+		for i := 0; i < 100; i++ {
+			id, _ := e.NextSlices(ctx, 1)
+			gids = append(gids, id)
+			if _, _, err := e.Write(ctx, g, idx, meta.Slice{Pos: uint32(i) * 100, ID: id, Size: 100, Len: 100}, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := e.Truncate(ctx, root, g, 0); err != nil {
+		t.Fatalf("truncate a file of %d slices to 0: %v", len(gids), err)
+	}
+	if dead, err := e.DeadSlices(ctx, 0); err != nil || len(dead) != len(gids) {
+		t.Fatalf("dead slices after the truncate: %d, %v; want %d", len(dead), err, len(gids))
+	}
+	for _, id := range gids {
+		ids = append(ids, id) // still queued when f goes below
+	}
+	if a, err := e.GetAttr(ctx, g); err != nil || a.Length != 0 {
+		t.Fatalf("truncated file: %+v, %v", a, err)
+	}
+
 	sid, _ := e.NewSession(ctx, meta.SessionInfo{Hostname: "limits"})
 	if _, _, err := e.Unlink(ctx, root, dir, "file-with-a-longish-name-0001", sid); err != nil {
 		t.Fatal(err)

@@ -25,6 +25,7 @@ import (
 //	O<sid><ino>            orphan of a session (unlinked while open)
 //	K<sid><ino><F|P>       the session holds flocks or POSIX locks on ino
 //	R<slice id>            references to a slice from slice lists
+//	Q<ino><time>           slice records cut off by a truncate, to release
 //	Z<slice id>            dead slice: its size
 const (
 	tagFormat   = 'F'
@@ -36,6 +37,7 @@ const (
 	tagLockRef  = 'K'
 	tagDead     = 'Z'
 	tagRef      = 'R'
+	tagRelease  = 'Q'
 	subAttr     = 'I'
 	subEntry    = 'D'
 	subChunk    = 'C'
@@ -113,6 +115,12 @@ func (k keys) perSession(tag byte, sid uint64) ([]byte, []byte) {
 }
 func (k keys) dead(id uint64) []byte { return k.key(tagDead, u64(id)) }
 func (k keys) ref(id uint64) []byte  { return k.key(tagRef, u64(id)) }
+func (k keys) release(ino meta.Ino, ts int64) []byte {
+	return k.key(tagRelease, u64(uint64(ino)), u64(uint64(ts)))
+}
+func (k keys) releaseRange() ([]byte, []byte) {
+	return k.key(tagRelease), k.key(tagRelease + 1)
+}
 func (k keys) deadRange() ([]byte, []byte) {
 	return k.key(tagDead), k.key(tagDead + 1)
 }
