@@ -51,6 +51,7 @@ type dialect struct {
 	serverWrite  bool
 	serverMknod  bool
 	serverUnlink bool
+	serverRename bool
 	// notExecuted reports a lost-connection error that proves the statement
 	// did not run or was rolled back (safe to re-run even a COMMIT); nil:
 	// never provable.

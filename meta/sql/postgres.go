@@ -25,10 +25,11 @@ var postgresDialect = dialect{
 	returning:    true,
 	batch:        true,
 	batchArg:     pgx.QueryExecModeSimpleProtocol,
-	functions:    append(pgFunctions, pgUnlink),
+	functions:    append(pgFunctions, pgUnlink, pgRename),
 	serverWrite:  true,
 	serverMknod:  true,
 	serverUnlink: true,
+	serverRename: true,
 	types: map[string]string{
 		"INT": "BIGINT", "KEY": "TEXT", "NAME": "BYTEA", "VALUE": "BYTEA", "BLOB": "BYTEA",
 	},

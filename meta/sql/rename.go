@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"cairn/meta"
@@ -18,6 +19,12 @@ func (e *Engine) Rename(ctx context.Context, cred meta.Cred, sp meta.Ino, sn str
 	}
 	if err := meta.CheckName(dn); err != nil {
 		return 0, meta.Attr{}, 0, err
+	}
+	if e.d.serverRename {
+		moved, attr, replaced, err = e.renameServerSide(ctx, cred, sp, sn, dp, dn, flags, sid)
+		if !errors.Is(err, errGeneral) {
+			return moved, attr, replaced, err
+		}
 	}
 	exchange := flags&meta.RenameExchange != 0
 	err = e.txn(ctx, func(c *conn) error {
