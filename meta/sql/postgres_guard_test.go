@@ -11,7 +11,7 @@ import (
 	"cairn/meta/metatest"
 )
 
-// TestPostgresGuardedCallsUnderChmod races creates and unlinks by a
+// TestPostgresGuardedCallsUnderChmod races creates, renames and unlinks by a
 // non-owner, which rely on permissions checked in Go before the guarded
 // server-side call, against chmods of their directory that grant and
 // revoke them. Each operation must succeed or fail with EACCES, and the
@@ -64,6 +64,16 @@ func TestPostgresGuardedCallsUnderChmod(t *testing.T) {
 				_, err = e.Mknod(ctx, alice, d, name, ino, meta.TypeFile, 0644, 0, "")
 				if err != nil && !errors.Is(err, meta.ErrAccess) && !errors.Is(err, meta.ErrExists) {
 					t.Errorf("create %s: %v", name, err)
+				}
+				_, _, replaced, err := e.Rename(ctx, alice, d, name, d, name+"r", 0, 1)
+				if err == nil {
+					name += "r"
+					if replaced != 0 {
+						err = e.ReleaseOrphan(ctx, 1, replaced)
+					}
+				}
+				if err != nil && !errors.Is(err, meta.ErrAccess) && !errors.Is(err, meta.ErrNotFound) {
+					t.Errorf("rename %s: %v", name, err)
 				}
 				gone, a, err := e.Unlink(ctx, alice, d, name, 1)
 				if err == nil && a.Nlink == 0 {
