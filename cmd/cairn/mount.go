@@ -269,6 +269,12 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 		}
 	}()
 
+	// Catch signals before the kernel lists the mount: a service manager
+	// may stop us the moment it appears, and dying by the default action
+	// would leave the mount behind, unflushed.
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
 	srv, err := fuse.Mount(v, mountpoint, opts)
 	if err != nil {
 		return err
@@ -276,9 +282,6 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	slog.Info("mounted", "volume", format.Name, "mountpoint", mountpoint, "session", client.Session())
 	ready.done(nil)
 
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	served := make(chan struct{})
 	go func() { srv.Wait(); close(served) }()
 	select {
