@@ -123,7 +123,10 @@ type Engine interface {
 
 	// Extended attributes. GetXattr: ErrNoAttr when missing. SetXattr
 	// honours XattrCreate (ErrExists) and XattrReplace (ErrNoAttr) and
-	// sets ctime; only the owner or root may change them.
+	// sets ctime; only the owner or root may change them. Linux lets any
+	// writer change user.* attributes of files and directories; that rule
+	// needs the caller's view of the namespace, so vfs applies it and then
+	// calls the engine as root.
 	GetXattr(ctx context.Context, ino Ino, name string) ([]byte, error)
 	ListXattr(ctx context.Context, ino Ino) ([]string, error)
 	SetXattr(ctx context.Context, cred Cred, ino Ino, name string, value []byte, flags uint32) error

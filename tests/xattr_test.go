@@ -118,7 +118,6 @@ func TestXattrs(t *testing.T) {
 // TestXattrWritePermission: on Linux, user.* xattrs follow the file's
 // write permission (xattr_permission in fs/xattr.c), not its ownership.
 func TestXattrWritePermission(t *testing.T) {
-	t.Skip("issue 2: setxattr of user.* by a non-owner with write permission fails with EPERM; meta.Engine.SetXattr allows only the owner or root, ext4 and tmpfs allow any writer")
 	v := newVolume(t)
 	f := v.path("file")
 	writeFile(t, f, nil)
