@@ -20,6 +20,9 @@ var metaEngines = map[string]func(t testing.TB) string{
 	"sqlite3": func(t testing.TB) string {
 		return "sqlite3://" + filepath.Join(tempDir(t), "meta.db")
 	},
+	"badger": func(t testing.TB) string {
+		return "badger://" + filepath.Join(tempDir(t), "meta")
+	},
 	"redis": func(t testing.TB) string { return testenv.Redis(t).URL(1) },
 	"etcd":  func(t testing.TB) string { return testenv.Etcd(t).URL("cairn") },
 	"postgres": func(t testing.TB) string {
@@ -59,3 +62,8 @@ func newMetaURL(t testing.TB) string {
 	}
 	return factory(t)
 }
+
+// singleProcess reports whether the engine under test lets only one
+// process open a volume at a time (Badger), so that tests of a second
+// client cannot run on it.
+func singleProcess() bool { return engineName() == "badger" }

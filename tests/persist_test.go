@@ -230,6 +230,9 @@ func TestStatfs(t *testing.T) {
 	if !strings.Contains(string(out), v.dir) {
 		t.Errorf("df does not show the mount point:\n%s", out)
 	}
+	if singleProcess() {
+		return // 'cairn status' cannot open the volume while it is mounted
+	}
 	u := status(t, v.meta).Usage
 	if u.UsedSpace < 20<<20 || u.UsedInodes < 52 {
 		t.Errorf("cairn status usage %+v after writing 20 MiB in 51 files", u)

@@ -15,9 +15,7 @@ import (
 // 'cairn format' output or flags for the file store (cli_test.go) or run
 // 'cairn mount' without the volume's flags (TestBackgroundMountAndUmount)
 // are file-only; the data, directory, lock, permission, persistence and
-// crash cases run on both, e.g.:
-//
-//	CAIRN_TEST_STORAGE=s3 go test ./tests -run 'TestRandomWrites|TestSparseFile|TestTruncate|TestLargeFile|TestOpenFlags|TestODirect|TestFallocate|TestCopyFileRange|TestMmap|TestManyFiles|TestLinkCounts|TestRename|TestNameLimits|TestSymlinks|TestSpecialFiles|TestErrnos|TestNoSpace|TestReadOnlyMount|TestFlock|TestFcntlLocks|TestPermissions|TestStickyBit|TestSetgidDirectory|TestRemount|TestFsyncSurvivesCrash|TestSecondMount|TestStatfs|TestTimestamps|TestXattrs'
+// crash cases run on both: scripts/test.sh lists them.
 func storageName() string {
 	if s := os.Getenv("CAIRN_TEST_STORAGE"); s != "" {
 		return s

@@ -90,6 +90,9 @@ func (v *volume) mount(t testing.TB, extra ...string) {
 // mountAt mounts the volume a further time at dir, as another client.
 func (v *volume) mountAt(t testing.TB, dir string, extra ...string) *testenv.Mount {
 	t.Helper()
+	if dir != v.dir && singleProcess() {
+		t.Skipf("the %s engine serves one process at a time: no second client", engineName())
+	}
 	args := append([]string{"mount", v.meta, dir, "--cache-dir", filepath.Join(tempDir(t), "cache")}, v.mountArgs...)
 	args = append(args, extra...)
 	m := testenv.StartMount(t, exec.Command(cairnBin, args...), dir)

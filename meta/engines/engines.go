@@ -21,29 +21,36 @@ func Open(rawURL string) (meta.Engine, error) {
 	if !ok || scheme == "" {
 		return nil, fmt.Errorf("malformed metadata URL %q: expected SCHEME://…, e.g. sqlite3:///var/lib/cairn/vol.db", rawURL)
 	}
-	_ = rest
+	if rest == "" && scheme != "mem" {
+		return nil, fmt.Errorf("malformed metadata URL %q: nothing after %s://", rawURL, scheme)
+	}
 	switch scheme {
 	case "mem":
 		return kv.OpenMem(), nil
 	case "badger":
-		return kv.OpenBadgerURL(rawURL)
+		return engine(kv.OpenBadgerURL(rawURL))
 	case "etcd":
-		return kv.OpenEtcdURL(rawURL)
+		return engine(kv.OpenEtcdURL(rawURL))
 	case "tikv":
-		return kv.OpenTiKVURL(rawURL)
+		return engine(kv.OpenTiKVURL(rawURL))
 	case "sqlite3":
-		return metasql.OpenSQLite(rawURL)
+		return engine(metasql.OpenSQLite(rawURL))
 	case "postgres", "postgresql", "mysql":
-		return metasql.Open(rawURL)
+		return engine(metasql.Open(rawURL))
 	case "redis", "rediss", "unix":
-		e, err := metaredis.Open(context.Background(), rawURL)
-		if err != nil {
-			return nil, err
-		}
-		return e, nil
+		return engine(metaredis.Open(context.Background(), rawURL))
 	default:
 		return nil, fmt.Errorf("unknown metadata engine %q in %q (supported: %s)", scheme, rawURL, strings.Join(Schemes(), ", "))
 	}
+}
+
+// engine turns a family's concrete result into an interface value that is
+// nil whenever there is an error, never a typed nil a caller could use.
+func engine[E meta.Engine](e E, err error) (meta.Engine, error) {
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
 // Schemes lists the URL schemes Open understands.
