@@ -149,3 +149,9 @@ type Stats struct {
 	RoundTrips uint64 // requests sent to the database server
 	Retries    uint64 // transactions re-run after a conflict
 }
+
+// Describer is implemented by engines that can say more about the server
+// they talk to — its version, its durability mode — for 'cairn status'.
+type Describer interface {
+	Describe() map[string]string
+}

@@ -37,6 +37,8 @@ type engineStatus struct {
 	Name       string `json:"name"`
 	RoundTrips uint64 `json:"round_trips"`
 	Retries    uint64 `json:"retries"`
+	// Server is what the engine tells of its server (version, durability).
+	Server map[string]string `json:"server,omitempty"`
 }
 
 type usageStatus struct {
@@ -96,6 +98,9 @@ func runStatus(args []string) error {
 	}
 	stats := eng.Stats()
 	st.Engine = engineStatus{Name: eng.Name(), RoundTrips: stats.RoundTrips, Retries: stats.Retries}
+	if d, ok := eng.(meta.Describer); ok {
+		st.Engine.Server = d.Describe()
+	}
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(st)

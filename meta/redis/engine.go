@@ -26,7 +26,10 @@ type Engine struct {
 	log     *slog.Logger
 }
 
-var _ meta.Engine = (*Engine)(nil)
+var (
+	_ meta.Engine    = (*Engine)(nil)
+	_ meta.Describer = (*Engine)(nil)
+)
 
 // Open connects to the server rawURL names (see parseURL) and checks that
 // it is a Redis server that keeps what it is given: it refuses a server
