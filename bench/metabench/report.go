@@ -67,7 +67,7 @@ func (r *Report) WriteMarkdown(w io.Writer, charts map[string]string) error {
 	}
 	runs := "once"
 	if r.Count > 1 {
-		runs = fmt.Sprintf("%d times, all operations in turn, and the median is shown", r.Count)
+		runs = fmt.Sprintf("%d times, all operations in turn, on the same volume (later runs find the files of earlier ones), and the median is shown", r.Count)
 	}
 	fmt.Fprintf(&b, "Each operation ran for %s (rounds sized as go test sizes b.N; the last round counts), measured %s. Caches: %s.\n\n", r.Benchtime, runs, Caches)
 	b.WriteString("| engine | URL | software | durability | note |\n|---|---|---|---|---|\n")

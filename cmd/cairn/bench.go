@@ -38,7 +38,7 @@ func runBenchEngines(args []string) error {
 	report := fs.String("report", "", "write the report (Markdown) to this file, and an SVG chart per operation group beside it")
 	asJSON := fs.Bool("json", false, "print one JSON record per engine and operation instead of the table")
 	benchtime := fs.String("benchtime", "1s", "time (1s) or count (100x) per operation")
-	count := fs.Int("count", 1, "measure every operation this many times and report the median")
+	count := fs.Int("count", 1, "measure every operation this many times on the same volume and report the median")
 	if _, err := parseArgs(fs, args, 0); err != nil {
 		return err
 	}
