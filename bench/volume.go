@@ -53,7 +53,7 @@ func open(ctx context.Context, rawURL string, format bool) (*Volume, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Volume{Engine: eng, URL: RedactURL(rawURL), Cred: ProcessCred()}
+	v := &Volume{Engine: eng, URL: engines.Redact(rawURL), Cred: ProcessCred()}
 	if _, err := eng.Load(ctx); err != nil {
 		if !errors.Is(err, meta.ErrNotFormatted) {
 			eng.Close()

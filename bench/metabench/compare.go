@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"cairn/bench"
+	"cairn/meta/engines"
 )
 
 // Target is one engine to compare: a label for the report's column and its
@@ -33,7 +34,7 @@ func ParseTargets(args []string) ([]Target, error) {
 		}
 		scheme, _, ok := strings.Cut(t.URL, "://")
 		if !ok || scheme == "" {
-			return nil, fmt.Errorf("--meta %q: expected a metadata URL such as sqlite3:///tmp/vol.db, optionally LABEL=URL", bench.RedactURL(a))
+			return nil, fmt.Errorf("--meta %q: expected a metadata URL such as sqlite3:///tmp/vol.db, optionally LABEL=URL", engines.Redact(a))
 		}
 		if t.Label == "" {
 			t.Label = scheme

@@ -85,10 +85,10 @@ func runFormat(args []string) error {
 	old, err := eng.Load(ctx)
 	exists := err == nil
 	if err != nil && !errors.Is(err, meta.ErrNotFormatted) {
-		return fmt.Errorf("read the volume at %s: %w", redactURL(metaURL), err)
+		return fmt.Errorf("read the volume at %s: %w", engines.Redact(metaURL), err)
 	}
 	if exists && !f.force {
-		return fmt.Errorf("%s already holds volume %q (uuid %s); add --force to change its settings (its files are kept)", redactURL(metaURL), old.Name, old.UUID)
+		return fmt.Errorf("%s already holds volume %q (uuid %s); add --force to change its settings (its files are kept)", engines.Redact(metaURL), old.Name, old.UUID)
 	}
 
 	nf := meta.Format{
@@ -127,7 +127,7 @@ func runFormat(args []string) error {
 		return err
 	}
 	if err := eng.Init(ctx, nf, exists); err != nil {
-		return fmt.Errorf("format volume %q at %s: %w", name, redactURL(metaURL), err)
+		return fmt.Errorf("format volume %q at %s: %w", name, engines.Redact(metaURL), err)
 	}
 	if nf.Storage == "mem" {
 		fmt.Fprintln(os.Stderr, "warning: --storage mem keeps blocks in the memory of each mount; they are lost at unmount (use it for tests only)")
@@ -138,10 +138,10 @@ func runFormat(args []string) error {
 	}
 	where := nf.Storage
 	if nf.Bucket != "" {
-		where += " " + redactURL(nf.Bucket)
+		where += " " + engines.Redact(nf.Bucket)
 	}
 	fmt.Fprintf(os.Stdout, "%s volume %q (uuid %s) in %s, blocks in %s, block size %s, compression %s\n",
-		verb, nf.Name, nf.UUID, redactURL(metaURL), where, humanBytes(uint64(nf.BlockSize)), nf.Compression)
+		verb, nf.Name, nf.UUID, engines.Redact(metaURL), where, humanBytes(uint64(nf.BlockSize)), nf.Compression)
 	return nil
 }
 

@@ -207,10 +207,10 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	defer eng.Close()
 	format, err := eng.Load(ctx)
 	if errors.Is(err, meta.ErrNotFormatted) {
-		return fmt.Errorf("no cairn volume at %s (run 'cairn format %s NAME' first)", redactURL(metaURL), redactURL(metaURL))
+		return fmt.Errorf("no cairn volume at %s (run 'cairn format %s NAME' first)", engines.Redact(metaURL), engines.Redact(metaURL))
 	}
 	if err != nil {
-		return fmt.Errorf("read the volume at %s: %w", redactURL(metaURL), err)
+		return fmt.Errorf("read the volume at %s: %w", engines.Redact(metaURL), err)
 	}
 	cacheDir := f.cacheDir
 	if cacheDir != "" {
@@ -255,7 +255,7 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 		},
 	})
 	if err := client.Start(ctx); err != nil {
-		return fmt.Errorf("register with the volume at %s: %w", redactURL(metaURL), err)
+		return fmt.Errorf("register with the volume at %s: %w", engines.Redact(metaURL), err)
 	}
 	defer func() {
 		if cerr := client.Close(context.Background()); cerr != nil {

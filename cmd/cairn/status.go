@@ -6,9 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"cairn/meta"
@@ -74,9 +72,9 @@ func runStatus(args []string) error {
 	f, err := eng.Load(ctx)
 	if err != nil {
 		if errors.Is(err, meta.ErrNotFormatted) {
-			return fmt.Errorf("no cairn volume at %s (run 'cairn format %s NAME' first)", redactURL(metaURL), redactURL(metaURL))
+			return fmt.Errorf("no cairn volume at %s (run 'cairn format %s NAME' first)", engines.Redact(metaURL), engines.Redact(metaURL))
 		}
-		return fmt.Errorf("read the volume at %s: %w", redactURL(metaURL), err)
+		return fmt.Errorf("read the volume at %s: %w", engines.Redact(metaURL), err)
 	}
 	u, err := eng.Usage(ctx)
 	if err != nil {
@@ -86,9 +84,9 @@ func runStatus(args []string) error {
 	if err != nil {
 		return fmt.Errorf("list the clients of volume %q: %w", f.Name, err)
 	}
-	f.Bucket = redactURL(f.Bucket)
+	f.Bucket = engines.Redact(f.Bucket)
 	st := volumeStatus{
-		Meta:     redactURL(metaURL),
+		Meta:     engines.Redact(metaURL),
 		Setting:  f,
 		Usage:    usageStatus{UsedSpace: u.Space, UsedInodes: u.Inodes, Capacity: f.Capacity, Inodes: f.Inodes},
 		Sessions: []sessionStatus{},
@@ -104,28 +102,4 @@ func runStatus(args []string) error {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(st)
-}
-
-// redactURL masks the password of a URL (redis://:secret@host/1,
-// postgres://user:secret@host/db) so that it can be printed.
-func redactURL(s string) string {
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		return s
-	}
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return s
-	}
-	// The authority ends at the first '/' after the '@' (a database path
-	// may itself contain no '@'; a password may contain '/').
-	userinfo := rest[:at]
-	user, _, hasPass := strings.Cut(userinfo, ":")
-	if !hasPass {
-		return s
-	}
-	if u, err := url.PathUnescape(user); err == nil {
-		user = u
-	}
-	return scheme + "://" + user + ":****" + rest[at:]
 }

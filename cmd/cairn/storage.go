@@ -14,6 +14,7 @@ import (
 
 	"cairn/chunk"
 	"cairn/meta"
+	"cairn/meta/engines"
 	"cairn/object"
 )
 
@@ -65,10 +66,10 @@ func checkS3Bucket(bucket string) error {
 	}
 	u, err := url.Parse(bucket)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("--bucket %q is not an S3 URL: use http(s)://host:port/bucket (or http(s)://bucket.host)", redactURL(bucket))
+		return fmt.Errorf("--bucket %q is not an S3 URL: use http(s)://host:port/bucket (or http(s)://bucket.host)", engines.Redact(bucket))
 	}
 	if u.User != nil {
-		return fmt.Errorf("--bucket %s contains credentials, which would be stored in the volume: give --access-key and $%s instead", redactURL(bucket), object.SecretKeyEnv)
+		return fmt.Errorf("--bucket %s contains credentials, which would be stored in the volume: give --access-key and $%s instead", engines.Redact(bucket), object.SecretKeyEnv)
 	}
 	return nil
 }
@@ -142,7 +143,7 @@ func openBlockStore(ctx context.Context, format meta.Format, c blockStoreConfig)
 		return nil, err
 	}
 	if err := c.store.checkCredentials(format.Storage); err != nil {
-		return nil, fmt.Errorf("volume %q keeps its blocks in %s: %w", format.Name, redactURL(format.Bucket), err)
+		return nil, fmt.Errorf("volume %q keeps its blocks in %s: %w", format.Name, engines.Redact(format.Bucket), err)
 	}
 	opts := c.store.options()
 	// The block store flushes a local-directory store once per slice
