@@ -44,15 +44,7 @@ var mysqlDialect = dialect{
 		if err := c.queryRow("SELECT VERSION()").Scan(&v); err != nil {
 			return err
 		}
-		major, minor := versionOf(v)
-		if strings.Contains(v, "MariaDB") {
-			if major < 10 || (major == 10 && minor < 5) {
-				return fmt.Errorf("MariaDB server version %s is too old: cairn needs 10.5 or later", v)
-			}
-		} else if major < 8 {
-			return fmt.Errorf("MySQL server version %s is too old: cairn needs 8.0 or later", v)
-		}
-		return nil
+		return mysqlVersionOK(v)
 	},
 	explain: func(err error) error {
 		var me *mysql.MySQLError
@@ -68,14 +60,36 @@ var mysqlDialect = dialect{
 	},
 }
 
-// versionOf reads "major.minor" from the front of a version string.
-func versionOf(v string) (major, minor int) {
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) >= 2 {
-		major, _ = strconv.Atoi(parts[0])
-		minor, _ = strconv.Atoi(parts[1])
+// mysqlVersionOK refuses a server too old for the schema and the
+// statements cairn sends: MariaDB before 10.5, MySQL before 8.0. v is what
+// SELECT VERSION() returns, e.g. "10.11.19-MariaDB-0+deb12u1" or "8.0.36";
+// a MariaDB behind the replication prefix "5.5.5-" is read past it.
+func mysqlVersionOK(v string) error {
+	mariadb := strings.Contains(v, "MariaDB")
+	if mariadb {
+		v = strings.TrimPrefix(v, "5.5.5-")
 	}
-	return major, minor
+	major, minor, ok := versionOf(v)
+	switch {
+	case !ok:
+		return fmt.Errorf("cannot read the MySQL server version %q: cairn needs MySQL 8.0 or MariaDB 10.5 or later", v)
+	case mariadb && (major < 10 || major == 10 && minor < 5):
+		return fmt.Errorf("MariaDB server version %s is too old: cairn needs 10.5 or later", v)
+	case !mariadb && major < 8:
+		return fmt.Errorf("MySQL server version %s is too old: cairn needs 8.0 or later", v)
+	}
+	return nil
+}
+
+// versionOf reads "major.minor" from the front of a version string.
+func versionOf(v string) (major, minor int, ok bool) {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return 0, 0, false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(strings.TrimRightFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' }))
+	return major, minor, err1 == nil && err2 == nil
 }
 
 // OpenMySQL connects to mysql://user[:password]@(host:3306)/db or
@@ -145,6 +159,7 @@ func OpenMySQL(rawURL string) (*Engine, error) {
 	cfg.ClientFoundRows = true
 	cfg.InterpolateParams = true
 	cfg.MultiStatements = true // a transaction's writes go with its COMMIT
+	cfg.Logger = quietLogger{} // errors reach the engine, which retries or reports them
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 5 * time.Second
 	}
@@ -169,6 +184,12 @@ func redactMySQL(raw string) string {
 	}
 	return raw
 }
+
+// quietLogger drops the driver's own log lines ("unexpected EOF" while a
+// server restarts); the same errors are returned to the engine.
+type quietLogger struct{}
+
+func (quietLogger) Print(...any) {}
 
 // readCommitted sets READ COMMITTED on every new connection, so that a
 // transaction's plain reads see what committed before each statement (the

@@ -13,13 +13,20 @@ import (
 	"cairn/meta/metatest"
 )
 
-// TestPostgresRestart restarts the server under a workload of creates and
+// TestPostgresRestart restarts PostgreSQL under a workload of creates and
 // writes from two clients: operations in flight wait for it and carry on,
 // and everything acknowledged is there afterwards.
 func TestPostgresRestart(t *testing.T) {
 	open, srv := postgresOpener(t)
+	restartUnderLoad(t, open(t).(*Engine), srv.Stop, srv.Start)
+}
+
+// restartUnderLoad runs eight writers on two engines of e1's database,
+// calls stop, waits a second, calls start, and checks that only operations
+// whose COMMIT the restart cut failed, that every acknowledged file is
+// there with its length, and that operations work again.
+func restartUnderLoad(t *testing.T, e1 *Engine, stop, start func()) {
 	ctx := context.Background()
-	e1 := open(t).(*Engine)
 	if err := e1.Init(ctx, testFormat(), false); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +42,7 @@ func TestPostgresRestart(t *testing.T) {
 		mu     sync.Mutex
 		acked  []file
 		failed []string
-		stop   atomic.Bool
+		done   atomic.Bool
 	)
 	var wg sync.WaitGroup
 	for w := 0; w < 8; w++ {
@@ -43,7 +50,7 @@ func TestPostgresRestart(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; !stop.Load(); i++ {
+			for i := 0; !done.Load(); i++ {
 				name := fmt.Sprintf("w%d-%d", w, i)
 				ino, err := e.NextInodes(ctx, 1)
 				if err == nil {
@@ -67,11 +74,11 @@ func TestPostgresRestart(t *testing.T) {
 		}()
 	}
 	time.Sleep(500 * time.Millisecond)
-	srv.Stop()
+	stop()
 	time.Sleep(time.Second)
-	srv.Start()
+	start()
 	time.Sleep(time.Second)
-	stop.Store(true)
+	done.Store(true)
 	wg.Wait()
 	t.Logf("%d files acknowledged, %d operations failed during the restart; retries %d+%d",
 		len(acked), len(failed), e1.Stats().Retries, e2.Stats().Retries)
@@ -103,4 +110,10 @@ func TestPostgresRestart(t *testing.T) {
 	if err := metatest.Verify(ctx, e1); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestMariaDBRestart restarts mariadbd under the same workload.
+func TestMariaDBRestart(t *testing.T) {
+	open, srv := mariadbOpener(t)
+	restartUnderLoad(t, open(t).(*Engine), srv.Stop, srv.Start)
 }
