@@ -45,6 +45,10 @@ type dialect struct {
 	// argument of that Exec (pgx: the simple protocol).
 	batch    bool
 	batchArg any
+	// batchReads also sends BEGIN and the queued writes ahead of the next
+	// read or counted write, in the same multi-statement string (MySQL:
+	// the driver skips the result sets that have no columns).
+	batchReads bool
 	// functions are server-side functions Init installs; with them, Write
 	// is one call (serverWrite) and Mknod a read and a call (serverMknod).
 	functions    []string

@@ -21,6 +21,7 @@ var mysqlDialect = dialect{
 	mysqlUpsert: true,
 	inlineIndex: true,
 	batch:       true, // MultiStatements with InterpolateParams
+	batchReads:  true,
 	types: map[string]string{
 		"INT": "BIGINT", "KEY": "VARCHAR(64)", "NAME": "VARBINARY(255)", "VALUE": "MEDIUMBLOB", "BLOB": "LONGBLOB",
 	},

@@ -68,15 +68,34 @@ func (c *conn) exec(q string, args ...any) (int64, error) {
 // execCount runs a statement now and returns the number of rows it
 // changed.
 func (c *conn) execCount(q string, args ...any) (int64, error) {
-	if err := c.flush(); err != nil {
-		return 0, err
+	q, args, merged := c.merge(c.e.bind(q), args)
+	if !merged {
+		if err := c.flush(); err != nil {
+			return 0, err
+		}
 	}
 	c.e.roundTrips.Add(1)
-	res, err := c.q.ExecContext(c.ctx, c.e.bind(q), args...)
+	res, err := c.q.ExecContext(c.ctx, q, args...)
 	if err != nil {
+		if merged {
+			c.flushErr = err
+		}
 		return 0, err
 	}
-	return res.RowsAffected()
+	return res.RowsAffected() // of the last statement, q
+}
+
+// merge puts the queued statements in front of q when the dialect sends
+// them with the next statement (batchReads), and reports whether it did.
+// An error of the merged string then stands for the queued writes' too.
+func (c *conn) merge(q string, args []any) (string, []any, bool) {
+	if !c.batch || !c.e.d.batchReads || len(c.pending) == 0 || c.flushErr != nil {
+		return q, args, false
+	}
+	q = strings.Join(c.pending, ";\n") + ";\n" + q
+	args = append(append([]any(nil), c.pendingArgs...), args...)
+	c.pending, c.pendingArgs = c.pending[:0], c.pendingArgs[:0]
+	return q, args, true
 }
 
 // flush sends the queued writes, in one round trip.
@@ -96,20 +115,34 @@ func (c *conn) flush() error {
 }
 
 func (c *conn) query(q string, args ...any) (*dbsql.Rows, error) {
-	if err := c.flush(); err != nil {
-		return nil, err
+	q, args, merged := c.merge(c.e.bind(q), args)
+	if !merged {
+		if err := c.flush(); err != nil {
+			return nil, err
+		}
 	}
 	c.e.roundTrips.Add(1)
-	return c.q.QueryContext(c.ctx, c.e.bind(q), args...)
+	rows, err := c.q.QueryContext(c.ctx, q, args...)
+	if err != nil && merged {
+		c.flushErr = err
+	}
+	return rows, err
 }
 
 // queryRow runs a query returning one row. A failed flush of queued
 // writes surfaces as the query's error (the transaction is aborted) and,
 // by its own cause, from the transaction.
 func (c *conn) queryRow(q string, args ...any) *dbsql.Row {
-	c.flush()
+	q, args, merged := c.merge(c.e.bind(q), args)
+	if !merged {
+		c.flush()
+	}
 	c.e.roundTrips.Add(1)
-	return c.q.QueryRowContext(c.ctx, c.e.bind(q), args...)
+	row := c.q.QueryRowContext(c.ctx, q, args...)
+	if merged && row.Err() != nil {
+		c.flushErr = row.Err()
+	}
+	return row
 }
 
 // read runs fn outside a transaction: for operations that are one
@@ -221,11 +254,15 @@ func (e *Engine) txnBatched(ctx context.Context, fn func(c *conn) error) (commit
 		return false, err
 	}
 	defer sc.Close()
-	e.roundTrips.Add(1)
-	if _, err := sc.ExecContext(ctx, "BEGIN"); err != nil {
-		return false, err
-	}
 	c := &conn{ctx: ctx, e: e, q: sc, batch: true}
+	if e.d.batchReads {
+		c.pending = append(c.pending, "BEGIN") // goes with the first statement
+	} else {
+		e.roundTrips.Add(1)
+		if _, err := sc.ExecContext(ctx, "BEGIN"); err != nil {
+			return false, err
+		}
+	}
 	err = fn(c)
 	if c.flushErr != nil {
 		err = c.flushErr // the cause, not the "transaction is aborted" after it
@@ -239,6 +276,9 @@ func (e *Engine) txnBatched(ctx context.Context, fn func(c *conn) error) (commit
 		if e.d.unknownOutcome(err) {
 			return true, fmt.Errorf("%w: the connection broke during COMMIT, the operation may or may not have happened: %v", meta.ErrIO, err)
 		}
+	}
+	if len(c.pending) > 0 && c.pending[0] == "BEGIN" {
+		return false, err // nothing reached the server
 	}
 	e.roundTrips.Add(1)
 	_, _ = sc.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
