@@ -21,15 +21,27 @@ func (e *Engine) Read(ctx context.Context, ino meta.Ino, idx uint32) ([]meta.Sli
 }
 
 func (c *conn) chunk(ino meta.Ino, idx uint32) ([]meta.Slice, error) {
+	var list []meta.Slice
+	err := scanChunk(c.queryRow(chunkQuery, int64(ino), int64(idx)), &list)
+	return list, err
+}
+
+// chunkQuery reads one chunk's slice list: ino, idx.
+const chunkQuery = "SELECT slices FROM cairn_chunk WHERE ino = ? AND idx = ?"
+
+// scanChunk decodes chunkQuery's row; no row is an empty list.
+func scanChunk(sc scanner, list *[]meta.Slice) error {
 	var b []byte
-	err := c.queryRow("SELECT slices FROM cairn_chunk WHERE ino = ? AND idx = ?", int64(ino), int64(idx)).Scan(&b)
+	err := sc.Scan(&b)
 	if isNoRows(err) {
-		return nil, nil
+		*list = nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return decodeSlices(b)
+	*list, err = decodeSlices(b)
+	return err
 }
 
 // putChunk stores a chunk's whole list.
@@ -48,13 +60,32 @@ func (c *conn) lockFile(ino meta.Ino) (meta.Attr, error) {
 	if err != nil {
 		return a, err
 	}
+	return a, fileOnly(&a)
+}
+
+// lockFileChunk locks a regular file and then reads chunk idx's slice
+// list (one round trip on MySQL, see readPair).
+func (c *conn) lockFileChunk(ino meta.Ino, idx uint32) (a meta.Attr, list []meta.Slice, err error) {
+	err = c.readPair(c.nodeQuery(true), []any{int64(ino)}, func(sc scanner) error {
+		if err := scanNode(sc, &a); err != nil {
+			return err
+		}
+		return fileOnly(&a)
+	}, chunkQuery, []any{int64(ino), int64(idx)}, func(sc scanner) error {
+		return scanChunk(sc, &list)
+	})
+	return a, list, err
+}
+
+// fileOnly refuses what is not a regular file.
+func fileOnly(a *meta.Attr) error {
 	if a.IsDir() {
-		return a, meta.ErrIsDir
+		return meta.ErrIsDir
 	}
 	if a.Type != meta.TypeFile {
-		return a, meta.ErrInvalid
+		return meta.ErrInvalid
 	}
-	return a, nil
+	return nil
 }
 
 // setLength stores a file's new length and times and accounts the change
@@ -93,17 +124,15 @@ func (e *Engine) Write(ctx context.Context, ino meta.Ino, idx uint32, s meta.Sli
 	var a meta.Attr
 	var n int
 	err := e.txn(ctx, func(c *conn) error {
+		// The chunk is read after the lock, by a statement of its own
+		// (see lockDirEntry).
+		var list []meta.Slice
 		var err error
-		if a, err = c.lockFile(ino); err != nil {
+		if a, list, err = c.lockFileChunk(ino, idx); err != nil {
 			return err
 		}
 		length := max(a.Length, uint64(idx)*meta.ChunkSize+uint64(s.Pos)+uint64(s.Len))
 		if err := c.growthAllowed(&a, length); err != nil {
-			return err
-		}
-		// Read after the lock, by a statement of its own (see lockDirEntry).
-		list, err := c.chunk(ino, idx)
-		if err != nil {
 			return err
 		}
 		list = append(list, s)

@@ -13,19 +13,25 @@ const maxLinks = 65000
 // and then finds name in it. The entry is read by a statement of its own
 // after the lock: a subquery in the locking statement would read the
 // snapshot from before the wait (PostgreSQL, READ COMMITTED) and miss an
-// entry the previous holder of the lock just made.
+// entry the previous holder of the lock just made. On MySQL both
+// statements go in one round trip (readPair).
 func (c *conn) lockDirEntry(parent meta.Ino, name string, cred meta.Cred) (p meta.Attr, child meta.Ino, found bool, err error) {
-	if p, err = c.getNode(parent, true); err != nil {
+	var typ meta.FileType
+	err = c.readPair(c.nodeQuery(true), []any{int64(parent)}, func(sc scanner) error {
+		if err := scanNode(sc, &p); err != nil {
+			return err
+		}
+		if !p.IsDir() {
+			return meta.ErrNotDir
+		}
+		return meta.Access(&p, cred, meta.MayExec)
+	}, edgeQuery, []any{int64(parent), nameArg(name)}, func(sc scanner) error {
+		return scanEdge(sc, &child, &typ, &found)
+	})
+	if err != nil {
 		return p, 0, false, err
 	}
-	if !p.IsDir() {
-		return p, 0, false, meta.ErrNotDir
-	}
-	if err := meta.Access(&p, cred, meta.MayExec); err != nil {
-		return p, 0, false, err
-	}
-	child, _, found, err = c.getEdge(parent, name)
-	return p, child, found, err
+	return p, child, found, nil
 }
 
 // Mknod creates an inode of any type and its entry.

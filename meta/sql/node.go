@@ -48,15 +48,26 @@ func attrArgs(a *meta.Attr) []any {
 // getNode reads an inode's attributes; lock holds its row until commit.
 func (c *conn) getNode(ino meta.Ino, lock bool) (meta.Attr, error) {
 	var a meta.Attr
+	err := scanNode(c.queryRow(c.nodeQuery(lock), int64(ino)), &a)
+	return a, err
+}
+
+// nodeQuery reads one inode's nodeCols; lock holds its row until commit.
+func (c *conn) nodeQuery(lock bool) string {
 	q := "SELECT " + nodeCols + " FROM cairn_node WHERE ino = ?"
 	if lock {
 		q += c.e.d.forUpdate
 	}
-	err := scanAttr(c.queryRow(q, int64(ino)), &a)
+	return q
+}
+
+// scanNode reads nodeQuery's row into a; no row is meta.ErrNotFound.
+func scanNode(sc scanner, a *meta.Attr) error {
+	err := scanAttr(sc, a)
 	if errors.Is(err, dbsql.ErrNoRows) {
-		return a, meta.ErrNotFound
+		return meta.ErrNotFound
 	}
-	return a, err
+	return err
 }
 
 // lockNodes reads and locks several inodes in one statement, in inode
@@ -143,12 +154,23 @@ func blobArg(b []byte) []byte {
 
 // getEdge finds name in parent.
 func (c *conn) getEdge(parent meta.Ino, name string) (ino meta.Ino, typ meta.FileType, found bool, err error) {
+	err = scanEdge(c.queryRow(edgeQuery, int64(parent), nameArg(name)), &ino, &typ, &found)
+	return ino, typ, found, err
+}
+
+// edgeQuery reads one entry of a directory: parent, name.
+const edgeQuery = "SELECT ino, ftype FROM cairn_edge WHERE parent = ? AND name = ?"
+
+// scanEdge reads edgeQuery's row; no row is found == false.
+func scanEdge(sc scanner, ino *meta.Ino, typ *meta.FileType, found *bool) error {
 	var i, t int64
-	err = c.queryRow("SELECT ino, ftype FROM cairn_edge WHERE parent = ? AND name = ?", int64(parent), nameArg(name)).Scan(&i, &t)
+	err := sc.Scan(&i, &t)
 	if errors.Is(err, dbsql.ErrNoRows) {
-		return 0, 0, false, nil
+		*ino, *typ, *found = 0, 0, false
+		return nil
 	}
-	return meta.Ino(i), meta.FileType(t), err == nil, err
+	*ino, *typ, *found = meta.Ino(i), meta.FileType(t), err == nil
+	return err
 }
 
 func (c *conn) insertEdge(parent meta.Ino, name string, ino meta.Ino, typ meta.FileType) error {
