@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"fmt"
 
 	"cairn/meta"
 )
@@ -32,6 +33,53 @@ func (c *conn) lockDirEntry(parent meta.Ino, name string, cred meta.Cred) (p met
 		return p, 0, false, err
 	}
 	return p, child, found, nil
+}
+
+// lockDirEntryNode is lockDirEntry that then also locks and reads the
+// entry's inode, an entry that must exist. On MySQL all three statements
+// go in one round trip: the inode is found by a subquery on the entry,
+// which cannot change while the directory's row is locked.
+func (c *conn) lockDirEntryNode(parent meta.Ino, name string, cred meta.Cred) (p meta.Attr, child meta.Ino, a meta.Attr, err error) {
+	if !c.batch || !c.e.d.batchReads {
+		p, child, found, err := c.lockDirEntry(parent, name, cred)
+		if err == nil && !found {
+			err = meta.ErrNotFound
+		}
+		if err != nil {
+			return p, 0, a, err
+		}
+		a, err = c.getNode(child, true)
+		return p, child, a, err
+	}
+	var typ meta.FileType
+	var found bool
+	err = c.readSeq(readStep{c.nodeQuery(true), []any{int64(parent)}, func(sc scanner) error {
+		if err := scanNode(sc, &p); err != nil {
+			return err
+		}
+		if !p.IsDir() {
+			return meta.ErrNotDir
+		}
+		return meta.Access(&p, cred, meta.MayExec)
+	}}, readStep{edgeQuery, []any{int64(parent), nameArg(name)}, func(sc scanner) error {
+		if err := scanEdge(sc, &child, &typ, &found); err != nil {
+			return err
+		}
+		if !found {
+			return meta.ErrNotFound
+		}
+		return nil
+	}}, readStep{"SELECT ino, " + nodeCols + " FROM cairn_node WHERE ino = (" +
+		"SELECT ino FROM cairn_edge WHERE parent = ? AND name = ?)" + c.e.d.forUpdate,
+		[]any{int64(parent), nameArg(name)}, func(sc scanner) error {
+			var ino int64
+			err := scanAttr(sc, &a, &ino)
+			if isNoRows(err) || (err == nil && meta.Ino(ino) != child) {
+				return fmt.Errorf("entry %q of directory %d names inode %d, which is missing: %w", name, parent, child, meta.ErrIO)
+			}
+			return err
+		}})
+	return p, child, a, err
 }
 
 // Mknod creates an inode of any type and its entry.
@@ -163,17 +211,11 @@ func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, na
 	var a meta.Attr
 	err := e.txn(ctx, func(c *conn) error {
 		now := nowNs()
-		p, child, found, err := c.lockDirEntry(parent, name, cred)
+		p, child, a2, err := c.lockDirEntryNode(parent, name, cred)
 		if err != nil {
 			return err
 		}
-		if !found {
-			return meta.ErrNotFound
-		}
-		a, err = c.getNode(child, true)
-		if err != nil {
-			return err
-		}
+		a = a2
 		if err := meta.MayDelete(&p, &a, cred); err != nil {
 			return err
 		}
@@ -214,14 +256,7 @@ func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 	}
 	return e.txn(ctx, func(c *conn) error {
 		now := nowNs()
-		p, child, found, err := c.lockDirEntry(parent, name, cred)
-		if err != nil {
-			return err
-		}
-		if !found {
-			return meta.ErrNotFound
-		}
-		a, err := c.getNode(child, true)
+		p, child, a, err := c.lockDirEntryNode(parent, name, cred)
 		if err != nil {
 			return err
 		}

@@ -2,38 +2,63 @@ package sql
 
 import (
 	dbsql "database/sql"
-	"errors"
+	"fmt"
+	"strings"
 )
 
 // readPair runs q1 and then q2, two queries of at most one row each, and
 // hands each row to its scan function, whose Scan returns sql.ErrNoRows
-// when the query found none. q2 starts after q1 has finished, so after
-// any row lock q1 waited for, and at READ COMMITTED it sees what the lock's
-// previous holder committed. On batchReads dialects (MySQL) both go in one
-// multi-statement round trip; elsewhere they are two statements. When
-// scan1 fails, scan2 is not called and scan1's error is returned.
+// when the query found none. See readSeq.
 func (c *conn) readPair(q1 string, a1 []any, scan1 func(scanner) error, q2 string, a2 []any, scan2 func(scanner) error) error {
+	return c.readSeq(readStep{q1, a1, scan1}, readStep{q2, a2, scan2})
+}
+
+// readStep is one query of readSeq and what reads its row.
+type readStep struct {
+	q    string
+	args []any
+	scan func(scanner) error
+}
+
+// readSeq runs queries of at most one row each, in order, and hands each
+// row to its step's scan function. A query starts after the one before it
+// has finished, so after any row lock that one waited for, and at READ
+// COMMITTED it sees what the lock's previous holder committed. On
+// batchReads dialects (MySQL) they all go in one multi-statement round
+// trip; elsewhere each is a statement of its own. The first scan that
+// fails ends the sequence with its error; the later scans are not called.
+func (c *conn) readSeq(steps ...readStep) error {
 	if !c.batch || !c.e.d.batchReads {
-		if err := scan1(c.queryRow(q1, a1...)); err != nil {
-			return err
+		for _, s := range steps {
+			if err := s.scan(c.queryRow(s.q, s.args...)); err != nil {
+				return err
+			}
 		}
-		return scan2(c.queryRow(q2, a2...))
+		return nil
 	}
-	rows, err := c.query(q1+";\n"+q2, append(append([]any(nil), a1...), a2...)...)
+	qs := make([]string, len(steps))
+	var args []any
+	for i, s := range steps {
+		qs[i] = s.q
+		args = append(args, s.args...)
+	}
+	rows, err := c.query(strings.Join(qs, ";\n"), args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	if err := scan1(firstRow(rows)); err != nil {
-		return err
-	}
-	if !rows.NextResultSet() {
-		if err := rows.Err(); err != nil {
+	for i, s := range steps {
+		if i > 0 && !rows.NextResultSet() {
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("statement %d of a multi-statement read returned no result set", i+1)
+		}
+		if err := s.scan(firstRow(rows)); err != nil {
 			return err
 		}
-		return errors.New("the second statement of a pair returned no result set")
 	}
-	return scan2(firstRow(rows))
+	return nil
 }
 
 // oneRow is the first row of a result set, or its absence.

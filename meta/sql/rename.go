@@ -52,16 +52,19 @@ func (e *Engine) Rename(ctx context.Context, cred meta.Cred, sp meta.Ino, sn str
 				return err
 			}
 		}
-		srcIno, _, found, err := c.getEdge(sp, sn)
+		var srcIno, dstIno meta.Ino
+		var srcTyp, dstTyp meta.FileType
+		var found, dstFound bool
+		err = c.readPair(edgeQuery, []any{int64(sp), nameArg(sn)}, func(sc scanner) error {
+			return scanEdge(sc, &srcIno, &srcTyp, &found)
+		}, edgeQuery, []any{int64(dp), nameArg(dn)}, func(sc scanner) error {
+			return scanEdge(sc, &dstIno, &dstTyp, &dstFound)
+		})
 		if err != nil {
 			return err
 		}
 		if !found {
 			return meta.ErrNotFound
-		}
-		dstIno, _, dstFound, err := c.getEdge(dp, dn)
-		if err != nil {
-			return err
 		}
 		if flags&meta.RenameNoReplace != 0 && dstFound {
 			return meta.ErrExists
