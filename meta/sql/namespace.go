@@ -53,7 +53,7 @@ func (c *conn) lockDirEntryNode(parent meta.Ino, name string, cred meta.Cred) (p
 	}
 	var typ meta.FileType
 	var found bool
-	err = c.readSeq(readStep{c.nodeQuery(true), []any{int64(parent)}, func(sc scanner) error {
+	err = c.readSeq(readStep{q: c.nodeQuery(true), args: []any{int64(parent)}, scan: func(sc scanner) error {
 		if err := scanNode(sc, &p); err != nil {
 			return err
 		}
@@ -61,7 +61,7 @@ func (c *conn) lockDirEntryNode(parent meta.Ino, name string, cred meta.Cred) (p
 			return meta.ErrNotDir
 		}
 		return meta.Access(&p, cred, meta.MayExec)
-	}}, readStep{edgeQuery, []any{int64(parent), nameArg(name)}, func(sc scanner) error {
+	}}, readStep{q: edgeQuery, args: []any{int64(parent), nameArg(name)}, scan: func(sc scanner) error {
 		if err := scanEdge(sc, &child, &typ, &found); err != nil {
 			return err
 		}
@@ -69,9 +69,9 @@ func (c *conn) lockDirEntryNode(parent meta.Ino, name string, cred meta.Cred) (p
 			return meta.ErrNotFound
 		}
 		return nil
-	}}, readStep{"SELECT ino, " + nodeCols + " FROM cairn_node WHERE ino = (" +
+	}}, readStep{q: "SELECT ino, " + nodeCols + " FROM cairn_node WHERE ino = (" +
 		"SELECT ino FROM cairn_edge WHERE parent = ? AND name = ?)" + c.e.d.forUpdate,
-		[]any{int64(parent), nameArg(name)}, func(sc scanner) error {
+		args: []any{int64(parent), nameArg(name)}, scan: func(sc scanner) error {
 			var ino int64
 			err := scanAttr(sc, &a, &ino)
 			if isNoRows(err) || (err == nil && meta.Ino(ino) != child) {

@@ -78,22 +78,34 @@ func (c *conn) lockNodes(inos ...meta.Ino) (map[meta.Ino]*meta.Attr, error) {
 	for i, ino := range inos {
 		args[i] = int64(ino)
 	}
-	marks := strings.TrimSuffix(strings.Repeat("?, ", len(inos)), ", ")
-	rows, err := c.query("SELECT ino, "+nodeCols+" FROM cairn_node WHERE ino IN ("+marks+") ORDER BY ino"+c.e.d.forUpdate, args...)
+	rows, err := c.query(c.lockNodesQuery(len(inos)), args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	out := make(map[meta.Ino]*meta.Attr, len(inos))
+	return out, scanNodes(rows, out)
+}
+
+// lockNodesQuery locks n inodes in inode order and reads ino and
+// nodeCols of each.
+func (c *conn) lockNodesQuery(n int) string {
+	marks := strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+	return "SELECT ino, " + nodeCols + " FROM cairn_node WHERE ino IN (" + marks + ") ORDER BY ino" + c.e.d.forUpdate
+}
+
+// scanNodes reads rows of ino and nodeCols into out, until the result
+// set ends (it does not close rows).
+func scanNodes(rows *dbsql.Rows, out map[meta.Ino]*meta.Attr) error {
 	for rows.Next() {
 		var ino int64
 		a := new(meta.Attr)
 		if err := scanAttr(rows, a, &ino); err != nil {
-			return nil, err
+			return err
 		}
 		out[meta.Ino(ino)] = a
 	}
-	return out, rows.Err()
+	return rows.Err()
 }
 
 func (c *conn) insertNode(ino meta.Ino, a *meta.Attr) error {

@@ -10,7 +10,7 @@ import (
 // hands each row to its scan function, whose Scan returns sql.ErrNoRows
 // when the query found none. See readSeq.
 func (c *conn) readPair(q1 string, a1 []any, scan1 func(scanner) error, q2 string, a2 []any, scan2 func(scanner) error) error {
-	return c.readSeq(readStep{q1, a1, scan1}, readStep{q2, a2, scan2})
+	return c.readSeq(readStep{q: q1, args: a1, scan: scan1}, readStep{q: q2, args: a2, scan: scan2})
 }
 
 // readStep is one query of readSeq and what reads its row.
@@ -18,6 +18,8 @@ type readStep struct {
 	q    string
 	args []any
 	scan func(scanner) error
+	// all, when set instead of scan, reads every row of the result set.
+	all func(*dbsql.Rows) error
 }
 
 // readSeq runs queries of at most one row each, in order, and hands each
@@ -30,7 +32,7 @@ type readStep struct {
 func (c *conn) readSeq(steps ...readStep) error {
 	if !c.batch || !c.e.d.batchReads {
 		for _, s := range steps {
-			if err := s.scan(c.queryRow(s.q, s.args...)); err != nil {
+			if err := c.readStepAlone(s); err != nil {
 				return err
 			}
 		}
@@ -54,11 +56,29 @@ func (c *conn) readSeq(steps ...readStep) error {
 			}
 			return fmt.Errorf("statement %d of a multi-statement read returned no result set", i+1)
 		}
-		if err := s.scan(firstRow(rows)); err != nil {
+		if s.all != nil {
+			err = s.all(rows)
+		} else {
+			err = s.scan(firstRow(rows))
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// readStepAlone runs one step as a statement of its own.
+func (c *conn) readStepAlone(s readStep) error {
+	if s.all == nil {
+		return s.scan(c.queryRow(s.q, s.args...))
+	}
+	rows, err := c.query(s.q, s.args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return s.all(rows)
 }
 
 // oneRow is the first row of a result set, or its absence.

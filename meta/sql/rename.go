@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	dbsql "database/sql"
 	"errors"
 	"fmt"
 
@@ -31,13 +32,43 @@ func (e *Engine) Rename(ctx context.Context, cred meta.Cred, sp meta.Ino, sn str
 		moved, replaced = 0, 0
 		removeDir := false // dst is a directory being replaced
 		now := nowNs()
-		if sp != dp {
+		// Lock the parents, read both entries, and (on MySQL, where all
+		// of it is one round trip) lock the inodes they name.
+		var srcIno, dstIno meta.Ino
+		var srcTyp, dstTyp meta.FileType
+		var found, dstFound bool
+		parents := make(map[meta.Ino]*meta.Attr, 2)
+		var nodes map[meta.Ino]*meta.Attr
+		steps := []readStep{
+			{q: c.lockNodesQuery(2), args: []any{int64(sp), int64(dp)}, all: func(rows *dbsql.Rows) error {
+				return scanNodes(rows, parents)
+			}},
+			{q: edgeQuery, args: []any{int64(sp), nameArg(sn)}, scan: func(sc scanner) error {
+				return scanEdge(sc, &srcIno, &srcTyp, &found)
+			}},
+			{q: edgeQuery, args: []any{int64(dp), nameArg(dn)}, scan: func(sc scanner) error {
+				return scanEdge(sc, &dstIno, &dstTyp, &dstFound)
+			}},
+		}
+		if c.batch && c.e.d.batchReads {
+			if sp != dp {
+				steps = append([]readStep{{q: crossRenameQuery + c.e.d.forUpdate, scan: func(sc scanner) error {
+					var v int64
+					return sc.Scan(&v)
+				}}}, steps...)
+			}
+			nodes = make(map[meta.Ino]*meta.Attr, 2)
+			steps = append(steps, readStep{q: "SELECT ino, " + nodeCols + " FROM cairn_node WHERE ino IN (" +
+				"SELECT ino FROM cairn_edge WHERE parent = ? AND name = ? OR parent = ? AND name = ?) ORDER BY ino" + c.e.d.forUpdate,
+				args: []any{int64(sp), nameArg(sn), int64(dp), nameArg(dn)}, all: func(rows *dbsql.Rows) error {
+					return scanNodes(rows, nodes)
+				}})
+		} else if sp != dp {
 			if err := c.lockCrossDirectoryRenames(); err != nil {
 				return err
 			}
 		}
-		parents, err := c.lockNodes(sp, dp)
-		if err != nil {
+		if err := c.readSeq(steps...); err != nil {
 			return err
 		}
 		spa, dpa := parents[sp], parents[dp]
@@ -52,17 +83,6 @@ func (e *Engine) Rename(ctx context.Context, cred meta.Cred, sp meta.Ino, sn str
 				return err
 			}
 		}
-		var srcIno, dstIno meta.Ino
-		var srcTyp, dstTyp meta.FileType
-		var found, dstFound bool
-		err = c.readPair(edgeQuery, []any{int64(sp), nameArg(sn)}, func(sc scanner) error {
-			return scanEdge(sc, &srcIno, &srcTyp, &found)
-		}, edgeQuery, []any{int64(dp), nameArg(dn)}, func(sc scanner) error {
-			return scanEdge(sc, &dstIno, &dstTyp, &dstFound)
-		})
-		if err != nil {
-			return err
-		}
 		if !found {
 			return meta.ErrNotFound
 		}
@@ -76,9 +96,11 @@ func (e *Engine) Rename(ctx context.Context, cred meta.Cred, sp meta.Ino, sn str
 		if dstFound {
 			inodes = append(inodes, dstIno)
 		}
-		nodes, err := c.lockNodes(inodes...)
-		if err != nil {
-			return err
+		if nodes == nil {
+			var err error
+			if nodes, err = c.lockNodes(inodes...); err != nil {
+				return err
+			}
 		}
 		src, dst := nodes[srcIno], nodes[dstIno]
 		if src == nil || (dstFound && dst == nil) {
@@ -234,8 +256,11 @@ func (c *conn) lockCrossDirectoryRenames() error {
 		return nil
 	}
 	var v int64
-	return c.queryRow("SELECT value FROM cairn_counter WHERE name = 'rename'" + c.e.d.forUpdate).Scan(&v)
+	return c.queryRow(crossRenameQuery + c.e.d.forUpdate).Scan(&v)
 }
+
+// crossRenameQuery reads the row that serialises cross-directory renames.
+const crossRenameQuery = "SELECT value FROM cairn_counter WHERE name = 'rename'"
 
 // isAncestor reports whether directory dir is dir itself or an ancestor of
 // ino. Callers hold the cross-directory rename lock.
