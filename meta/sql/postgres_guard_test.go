@@ -18,8 +18,13 @@ import (
 // counters must be exact afterwards.
 func TestPostgresGuardedCallsUnderChmod(t *testing.T) {
 	p := startPostgres(t)
+	raceUnderChmod(t, p.engine(t))
+}
+
+// raceUnderChmod runs TestPostgresGuardedCallsUnderChmod's race on e,
+// a fresh engine.
+func raceUnderChmod(t *testing.T, e *Engine) {
 	ctx := context.Background()
-	e := p.engine(t)
 	if err := e.Init(ctx, testFormat(), false); err != nil {
 		t.Fatal(err)
 	}
