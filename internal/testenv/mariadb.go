@@ -111,6 +111,18 @@ func (s *MariaDBServer) Stop() {
 	s.cmd = nil
 }
 
+// Kill crashes the server (SIGKILL) and waits for it to be gone; Start
+// brings it back through InnoDB's crash recovery. Killing a stopped server
+// does nothing.
+func (s *MariaDBServer) Kill() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+	s.cmd = nil
+}
+
 // SQL runs statements as root over the unix socket and returns the output.
 func (s *MariaDBServer) SQL(t testing.TB, statements string) string {
 	t.Helper()

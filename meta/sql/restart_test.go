@@ -112,8 +112,10 @@ func restartUnderLoad(t *testing.T, e1 *Engine, stop, start func()) {
 	}
 }
 
-// TestMariaDBRestart restarts mariadbd under the same workload.
+// TestMariaDBRestart restarts mariadbd under the same workload: stopped
+// cleanly, then killed (crash recovery on start).
 func TestMariaDBRestart(t *testing.T) {
 	open, srv := mariadbOpener(t)
-	restartUnderLoad(t, open(t).(*Engine), srv.Stop, srv.Start)
+	t.Run("Stop", func(t *testing.T) { restartUnderLoad(t, open(t).(*Engine), srv.Stop, srv.Start) })
+	t.Run("Kill", func(t *testing.T) { restartUnderLoad(t, open(t).(*Engine), srv.Kill, srv.Start) })
 }
