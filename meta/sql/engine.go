@@ -18,7 +18,11 @@
 // PostgreSQL, Write is one call of a PL/pgSQL function and Mknod and
 // Unlink a read plus one guarded call (the permission rules stay in meta's
 // Go code; the function re-checks that the attributes they read did not
-// change, else the operation runs again).
+// change, else the operation runs again). On MySQL/MariaDB, BEGIN and any
+// queued writes go with the next statement, and the locking read and the
+// reads that must follow it go together as one multi-statement string
+// (readSeq): each statement still starts after the one before it has its
+// locks, so a mutation is two round trips, its reads and its commit.
 //
 // The package knows nothing of object storage, chunk layout beyond slice
 // records, or FUSE.
