@@ -56,6 +56,9 @@ type dialect struct {
 	serverMknod  bool
 	serverUnlink bool
 	serverRename bool
+	// writeCall is the statement that calls the installed write function
+	// and reads its row (serverWrite).
+	writeCall string
 	// notExecuted reports a lost-connection error that proves the statement
 	// did not run or was rolled back (safe to re-run even a COMMIT); nil:
 	// never provable.

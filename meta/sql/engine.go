@@ -22,7 +22,8 @@
 // queued writes go with the next statement, and the locking read and the
 // reads that must follow it go together as one multi-statement string
 // (readSeq): each statement still starts after the one before it has its
-// locks, so a mutation is two round trips, its reads and its commit.
+// locks, so a mutation is two round trips, its reads and its commit;
+// Write is one CALL of a stored procedure Init installs.
 //
 // The package knows nothing of object storage, chunk layout beyond slice
 // records, or FUSE.

@@ -22,6 +22,9 @@ var mysqlDialect = dialect{
 	inlineIndex: true,
 	batch:       true, // MultiStatements with InterpolateParams
 	batchReads:  true,
+	functions:   mysqlProcedures,
+	serverWrite: true,
+	writeCall:   mysqlWriteCall,
 	types: map[string]string{
 		"INT": "BIGINT", "KEY": "VARCHAR(64)", "NAME": "VARBINARY(255)", "VALUE": "MEDIUMBLOB", "BLOB": "LONGBLOB",
 	},

@@ -9,6 +9,12 @@ import (
 	"cairn/meta"
 )
 
+// pgWriteCall calls cairn_write and reads its row.
+const pgWriteCall = "SELECT r_errno, coalesce(r_count, 0), coalesce(r_ftype, 0), coalesce(r_mode, 0), " +
+	"coalesce(r_uid, 0), coalesce(r_gid, 0), coalesce(r_rdev, 0), coalesce(r_nlink, 0), coalesce(r_length, 0), " +
+	"coalesce(r_atime, 0), coalesce(r_mtime, 0), coalesce(r_ctime, 0), coalesce(r_parent, 0) " +
+	"FROM cairn_write(?, ?, ?, ?, ?, ?, ?, ?)"
+
 // pgFunctions are PL/pgSQL functions Init installs on PostgreSQL, so that
 // the hottest mutations cost one round trip: one statement in autocommit
 // mode, which the server runs as one transaction.
@@ -165,16 +171,12 @@ func (e *Engine) writeServerSide(ctx context.Context, ino meta.Ino, idx uint32, 
 	}
 	var a meta.Attr
 	var count int64
-	// One statement that is not safe to run twice: retried on conflicts,
+	// One statement (writeCall) that is not safe to run twice: retried on conflicts,
 	// not when the connection breaks under it.
 	err := e.retry(ctx, func() (bool, error) {
 		var errno int64
 		c := &conn{ctx: ctx, e: e, q: e.db}
-		row := c.queryRow("SELECT r_errno, coalesce(r_count, 0), coalesce(r_ftype, 0), coalesce(r_mode, 0), "+
-			"coalesce(r_uid, 0), coalesce(r_gid, 0), coalesce(r_rdev, 0), coalesce(r_nlink, 0), coalesce(r_length, 0), "+
-			"coalesce(r_atime, 0), coalesce(r_mtime, 0), coalesce(r_ctime, 0), coalesce(r_parent, 0) "+
-			"FROM cairn_write(?, ?, ?, ?, ?, ?, ?, ?)",
-			int64(ino), int64(idx), appendSlice(nil, s), int64(end), int64(s.ID), int64(s.Size), mtime, capacity)
+		row := c.queryRow(e.d.writeCall, int64(ino), int64(idx), appendSlice(nil, s), int64(end), int64(s.ID), int64(s.Size), mtime, capacity)
 		if err := scanAttr(row, &a, &errno, &count); err != nil {
 			if e.d.unknownOutcome(err) {
 				return true, fmt.Errorf("%w: the connection broke during the write, it may or may not have happened: %v", meta.ErrIO, err)

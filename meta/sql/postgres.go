@@ -27,6 +27,7 @@ var postgresDialect = dialect{
 	batchArg:     pgx.QueryExecModeSimpleProtocol,
 	functions:    append(pgFunctions, pgUnlink, pgRename),
 	serverWrite:  true,
+	writeCall:    pgWriteCall,
 	serverMknod:  true,
 	serverUnlink: true,
 	serverRename: true,
