@@ -59,6 +59,9 @@ type dialect struct {
 	// writeCall is the statement that calls the installed write function
 	// and reads its row (serverWrite).
 	writeCall string
+	// missingRoutine reports that the called function is not installed
+	// (nothing ran); nil: never reported.
+	missingRoutine func(error) bool
 	// notExecuted reports a lost-connection error that proves the statement
 	// did not run or was rolled back (safe to re-run even a COMMIT); nil:
 	// never provable.

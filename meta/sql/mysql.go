@@ -25,6 +25,10 @@ var mysqlDialect = dialect{
 	functions:   mysqlProcedures,
 	serverWrite: true,
 	writeCall:   mysqlWriteCall,
+	missingRoutine: func(err error) bool {
+		var me *mysql.MySQLError
+		return errors.As(err, &me) && me.Number == 1305 // ER_SP_DOES_NOT_EXIST
+	},
 	types: map[string]string{
 		"INT": "BIGINT", "KEY": "VARCHAR(64)", "NAME": "VARBINARY(255)", "VALUE": "MEDIUMBLOB", "BLOB": "LONGBLOB",
 	},

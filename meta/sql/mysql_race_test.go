@@ -81,3 +81,31 @@ func TestMariaDBReadsAfterLock(t *testing.T) {
 		}
 	})
 }
+
+// TestMariaDBWriteWithoutProcedure opens a volume whose database lacks
+// cairn_write (formatted by an earlier release): Write falls back to a
+// transaction and gives the same result.
+func TestMariaDBWriteWithoutProcedure(t *testing.T) {
+	open, _ := mariadbOpener(t)
+	e := open(t).(*Engine)
+	ctx := context.Background()
+	if err := e.Init(ctx, testFormat(), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.ExecContext(ctx, "DROP PROCEDURE cairn_write"); err != nil {
+		t.Fatal(err)
+	}
+	ino, _ := e.NextInodes(ctx, 1)
+	if _, err := e.Mknod(ctx, meta.RootCred, meta.RootIno, "f", ino, meta.TypeFile, 0644, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		a, n, err := e.Write(ctx, ino, 0, meta.Slice{ID: uint64(10 + i), Size: 100, Len: 100}, 1)
+		if err != nil || n != i+1 || a.Length != 100 {
+			t.Fatalf("write %d without the procedure: length %d, %d slices, %v", i, a.Length, n, err)
+		}
+	}
+	if err := metatest.Verify(ctx, e); err != nil {
+		t.Error(err)
+	}
+}
