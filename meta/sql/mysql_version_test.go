@@ -2,8 +2,11 @@ package sql
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+
+	"cairn/internal/testenv"
 )
 
 func TestMySQLVersionOK(t *testing.T) {
@@ -51,4 +54,22 @@ func TestMariaDBVersionAccepted(t *testing.T) {
 		t.Errorf("server %s refused: %v", v, err)
 	}
 	t.Logf("server version %s accepted", v)
+}
+
+// TestMariaDBInitWithoutRoutineRight formats with a user that may create
+// tables but not procedures: one line that says what is missing.
+func TestMariaDBInitWithoutRoutineRight(t *testing.T) {
+	srv := testenv.MariaDB(t)
+	srv.SQL(t, "CREATE DATABASE lim; CREATE USER 'lim'@'%' IDENTIFIED BY 'lim-pw'; "+
+		"GRANT SELECT, INSERT, UPDATE, DELETE, CREATE, ALTER, INDEX ON lim.* TO 'lim'@'%'")
+	e, err := Open(fmt.Sprintf("mysql://lim:lim-pw@(127.0.0.1:%d)/lim", srv.Port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	err = e.Init(context.Background(), testFormat(), false)
+	if err == nil || !strings.Contains(err.Error(), "right to create routines") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("Init without the right to create procedures: %v", err)
+	}
+	t.Log(err)
 }

@@ -87,7 +87,7 @@ func (e *Engine) Init(ctx context.Context, f meta.Format, force bool) error {
 	}
 	for _, fn := range e.d.functions {
 		if _, err := c.exec(fn); err != nil {
-			return fmt.Errorf("install server-side function: %w", e.explain(err))
+			return fmt.Errorf("install server-side function (does the user have the right to create routines?): %w", err)
 		}
 	}
 	js, err := json.Marshal(f)
