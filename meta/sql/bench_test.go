@@ -85,6 +85,25 @@ func benchOps(b *testing.B, open func(b *testing.B) *Engine) {
 			must(b, err)
 		})
 	})
+	b.Run("rename_across", func(b *testing.B) {
+		e, d := setup(b)
+		d2 := mknod(b, e, meta.RootIno, "d2", meta.TypeDirectory)
+		mknod(b, e, d, "f", meta.TypeFile)
+		dirs := []meta.Ino{d, d2}
+		measure(b, e, func(i int) {
+			_, _, _, err := e.Rename(ctx, meta.RootCred, dirs[i%2], "f", dirs[(i+1)%2], "f", 0, 1)
+			must(b, err)
+		})
+	})
+	b.Run("rmdir", func(b *testing.B) {
+		e, d := setup(b)
+		for i := 0; i < b.N; i++ {
+			mknod(b, e, d, fmt.Sprint(i), meta.TypeDirectory)
+		}
+		measure(b, e, func(i int) {
+			must(b, e.Rmdir(ctx, meta.RootCred, d, fmt.Sprint(i)))
+		})
+	})
 	b.Run("lookup", func(b *testing.B) {
 		e, d := setup(b)
 		mknod(b, e, d, "f", meta.TypeFile)
