@@ -76,6 +76,38 @@ func TestMariaDBReadsAfterLock(t *testing.T) {
 				t.Errorf("round %d: %d clients unlinked %s", r, wins, name)
 			}
 		}
+		// rmdir against creates inside: a directory removed must have
+		// been empty; a create must not land in a removed directory.
+		for r := 0; r < 10; r++ {
+			name := fmt.Sprintf("d%d", r)
+			dir, _ := e1.NextInodes(ctx, 1)
+			if _, err := e1.Mknod(ctx, meta.RootCred, meta.RootIno, name, dir, meta.TypeDirectory, 0755, 0, ""); err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			for w := 0; w < clients; w++ {
+				e := []*Engine{e1, e2}[w%2]
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if w%2 == 0 {
+						err := e.Rmdir(ctx, meta.RootCred, meta.RootIno, name)
+						if err != nil && !errors.Is(err, meta.ErrNotEmpty) && !errors.Is(err, meta.ErrNotFound) {
+							t.Errorf("rmdir %s: %v", name, err)
+						}
+						return
+					}
+					ino, err := e.NextInodes(ctx, 1)
+					if err == nil {
+						_, err = e.Mknod(ctx, meta.RootCred, dir, fmt.Sprint(w), ino, meta.TypeFile, 0644, 0, "")
+					}
+					if err != nil && !errors.Is(err, meta.ErrNotFound) {
+						t.Errorf("create in %s: %v", name, err)
+					}
+				}()
+			}
+			wg.Wait()
+		}
 		if err := metatest.Verify(ctx, e1); err != nil {
 			t.Error(err)
 		}

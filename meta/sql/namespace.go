@@ -39,7 +39,11 @@ func (c *conn) lockDirEntry(parent meta.Ino, name string, cred meta.Cred) (p met
 // entry's inode, an entry that must exist. On MySQL all three statements
 // go in one round trip: the inode is found by a subquery on the entry,
 // which cannot change while the directory's row is locked.
-func (c *conn) lockDirEntryNode(parent meta.Ino, name string, cred meta.Cred) (p meta.Attr, child meta.Ino, a meta.Attr, err error) {
+//
+// With empty set (rmdir), MySQL also learns in the same round trip
+// whether the inode, if a directory, has entries: read after its lock, so
+// nobody can add one before commit. Elsewhere empty.known stays false.
+func (c *conn) lockDirEntryNode(parent meta.Ino, name string, cred meta.Cred, empty *dirEmptiness) (p meta.Attr, child meta.Ino, a meta.Attr, err error) {
 	if !c.batch || !c.e.d.batchReads {
 		p, child, found, err := c.lockDirEntry(parent, name, cred)
 		if err == nil && !found {
@@ -53,7 +57,7 @@ func (c *conn) lockDirEntryNode(parent meta.Ino, name string, cred meta.Cred) (p
 	}
 	var typ meta.FileType
 	var found bool
-	err = c.readSeq(readStep{q: c.nodeQuery(true), args: []any{int64(parent)}, scan: func(sc scanner) error {
+	steps := []readStep{{q: c.nodeQuery(true), args: []any{int64(parent)}, scan: func(sc scanner) error {
 		if err := scanNode(sc, &p); err != nil {
 			return err
 		}
@@ -61,7 +65,7 @@ func (c *conn) lockDirEntryNode(parent meta.Ino, name string, cred meta.Cred) (p
 			return meta.ErrNotDir
 		}
 		return meta.Access(&p, cred, meta.MayExec)
-	}}, readStep{q: edgeQuery, args: []any{int64(parent), nameArg(name)}, scan: func(sc scanner) error {
+	}}, {q: edgeQuery, args: []any{int64(parent), nameArg(name)}, scan: func(sc scanner) error {
 		if err := scanEdge(sc, &child, &typ, &found); err != nil {
 			return err
 		}
@@ -69,7 +73,7 @@ func (c *conn) lockDirEntryNode(parent meta.Ino, name string, cred meta.Cred) (p
 			return meta.ErrNotFound
 		}
 		return nil
-	}}, readStep{q: "SELECT ino, " + nodeCols + " FROM cairn_node WHERE ino = (" +
+	}}, {q: "SELECT ino, " + nodeCols + " FROM cairn_node WHERE ino = (" +
 		"SELECT ino FROM cairn_edge WHERE parent = ? AND name = ?)" + c.e.d.forUpdate,
 		args: []any{int64(parent), nameArg(name)}, scan: func(sc scanner) error {
 			var ino int64
@@ -78,9 +82,26 @@ func (c *conn) lockDirEntryNode(parent meta.Ino, name string, cred meta.Cred) (p
 				return fmt.Errorf("entry %q of directory %d names inode %d, which is missing: %w", name, parent, child, meta.ErrIO)
 			}
 			return err
-		}})
+		}}}
+	if empty != nil {
+		steps = append(steps, readStep{q: "SELECT 1 FROM cairn_edge WHERE parent = (" +
+			"SELECT ino FROM cairn_edge WHERE parent = ? AND name = ?) LIMIT 1",
+			args: []any{int64(parent), nameArg(name)}, scan: func(sc scanner) error {
+				var one int64
+				err := sc.Scan(&one)
+				empty.known, empty.hasEntries = true, err == nil
+				if isNoRows(err) {
+					return nil
+				}
+				return err
+			}})
+	}
+	err = c.readSeq(steps...)
 	return p, child, a, err
 }
+
+// dirEmptiness is what lockDirEntryNode learnt of a directory's entries.
+type dirEmptiness struct{ known, hasEntries bool }
 
 // Mknod creates an inode of any type and its entry.
 func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, ino meta.Ino, typ meta.FileType, mode uint16, rdev uint32, target string) (meta.Attr, error) {
@@ -211,7 +232,7 @@ func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, na
 	var a meta.Attr
 	err := e.txn(ctx, func(c *conn) error {
 		now := nowNs()
-		p, child, a2, err := c.lockDirEntryNode(parent, name, cred)
+		p, child, a2, err := c.lockDirEntryNode(parent, name, cred, nil)
 		if err != nil {
 			return err
 		}
@@ -256,7 +277,8 @@ func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 	}
 	return e.txn(ctx, func(c *conn) error {
 		now := nowNs()
-		p, child, a, err := c.lockDirEntryNode(parent, name, cred)
+		var empty dirEmptiness
+		p, child, a, err := c.lockDirEntryNode(parent, name, cred, &empty)
 		if err != nil {
 			return err
 		}
@@ -266,7 +288,11 @@ func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 		if !a.IsDir() {
 			return meta.ErrNotDir
 		}
-		if err := c.checkEmpty(child); err != nil {
+		if empty.known {
+			if empty.hasEntries {
+				return meta.ErrNotEmpty
+			}
+		} else if err := c.checkEmpty(child); err != nil {
 			return err
 		}
 		if err := c.deleteEdge(parent, name); err != nil {
