@@ -2,7 +2,9 @@ package vfs
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"syscall"
 
 	"cairn/meta"
 )
@@ -20,7 +22,7 @@ func (v *VFS) read(ctx context.Context, f *file, p []byte, off uint64) (int, err
 	}
 	a, err := v.client.GetAttr(ctx, f.ino)
 	if err != nil {
-		return 0, err
+		return 0, goneWhileOpen(f.ino, err)
 	}
 	a = v.overlay(f.ino, a)
 	if off >= a.Length {
@@ -61,6 +63,13 @@ func (v *VFS) view(ctx context.Context, f *file, idx uint32) ([]meta.Slice, erro
 	if err != nil {
 		return nil, fmt.Errorf("slices of chunk %d of inode %d: %w", idx, f.ino, err)
 	}
+	if len(list) == 0 {
+		// A hole, or the file is gone: another client unlinked it and freed
+		// its data while it was open here. Never read that as zeros.
+		if _, err := v.client.GetAttrFresh(ctx, f.ino); errors.Is(err, meta.ErrNotFound) {
+			return nil, goneWhileOpen(f.ino, err)
+		}
+	}
 	vs = meta.View(list)
 	f.mu.Lock()
 	if f.gen == gen {
@@ -90,4 +99,15 @@ func (v *VFS) readChunk(ctx context.Context, view []meta.Slice, p []byte, pos ui
 		}
 	}
 	return nil
+}
+
+// goneWhileOpen turns "no such inode" for a file open here into ESTALE:
+// another client unlinked it and freed its data (cairn keeps an unlinked
+// file only for the session that unlinked it), and read(2) must not say
+// ENOENT, nor read zeros.
+func goneWhileOpen(ino meta.Ino, err error) error {
+	if errors.Is(err, meta.ErrNotFound) {
+		return fmt.Errorf("inode %d was deleted by another client while open here: %w", ino, syscall.ESTALE)
+	}
+	return err
 }
