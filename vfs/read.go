@@ -61,7 +61,7 @@ func (v *VFS) view(ctx context.Context, f *file, idx uint32) ([]meta.Slice, erro
 	}
 	list, err := v.client.Read(ctx, f.ino, idx)
 	if err != nil {
-		return nil, fmt.Errorf("slices of chunk %d of inode %d: %w", idx, f.ino, err)
+		return nil, fmt.Errorf("slices of chunk %d: %w", idx, goneWhileOpen(f.ino, err))
 	}
 	if len(list) == 0 {
 		// A hole, or the file is gone: another client unlinked it and freed
