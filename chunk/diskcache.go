@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"cairn/internal/atomicfile"
 	"container/list"
 	"errors"
 	"io/fs"
@@ -191,19 +192,7 @@ func (c *diskCache) write(key string, raw []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, diskTempPrefix)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(raw)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.Write(p, raw, diskTempPrefix, false); err != nil {
 		return err
 	}
 	c.mu.Lock()

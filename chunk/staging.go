@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"cairn/internal/atomicfile"
 	"context"
 	"errors"
 	"io/fs"
@@ -83,25 +84,11 @@ func (st *staging) stage(key string, raw []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, diskTempPrefix)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(raw)
+	err := atomicfile.Write(p, raw, diskTempPrefix, true)
 	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p)
-	}
-	if err == nil {
-		err = syncDir(dir)
+		err = atomicfile.SyncDir(dir)
 	}
 	if err != nil {
-		os.Remove(f.Name())
 		return err
 	}
 	st.mu.Lock()
@@ -110,18 +97,6 @@ func (st *staging) stage(key string, raw []byte) error {
 	st.mu.Unlock()
 	st.cond.Signal()
 	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // get returns a staged block that has not been uploaded yet.

@@ -1,6 +1,7 @@
 package object
 
 import (
+	"cairn/internal/atomicfile"
 	"context"
 	"errors"
 	"fmt"
@@ -89,52 +90,25 @@ func (f *File) Put(ctx context.Context, key string, data []byte) error {
 	}
 	p := f.path(key)
 	dir := filepath.Dir(p)
-	tmp, err := os.CreateTemp(dir, tempPrefix)
-	// A Delete may remove the emptied directory between MkdirAll and
-	// CreateTemp; try a few times.
+	err := atomicfile.Write(p, data, tempPrefix, !f.deferSync)
+	// A Delete may remove the emptied directory between MkdirAll and the
+	// write; try a few times.
 	for try := 0; try < 5 && errors.Is(err, fs.ErrNotExist); try++ {
 		if err = os.MkdirAll(dir, 0o755); err == nil {
-			tmp, err = os.CreateTemp(dir, tempPrefix)
+			err = atomicfile.Write(p, data, tempPrefix, !f.deferSync)
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("put %s: %w", key, err)
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil && !f.deferSync {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, p)
-	}
-	if err != nil {
-		os.Remove(name)
 		return fmt.Errorf("put %s: %w", key, err)
 	}
 	if f.deferSync {
 		f.unsynced.add(p)
 		return nil
 	}
-	if err := syncDir(dir); err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return fmt.Errorf("put %s: %w", key, err)
 	}
 	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 func (f *File) Get(ctx context.Context, key string, off, limit int64) ([]byte, error) {

@@ -1,6 +1,7 @@
 package object
 
 import (
+	"cairn/internal/atomicfile"
 	"context"
 	"fmt"
 	"os"
@@ -83,7 +84,7 @@ func (f *File) Sync(ctx context.Context) error {
 		}
 	}
 	flush(files, syncFile)
-	flush(dirs, syncDir)
+	flush(dirs, atomicfile.SyncDir)
 	wg.Wait()
 	if first != nil {
 		// Keep them for the next Sync: the caller will try again.
