@@ -116,3 +116,21 @@ local function read_set(i)
   set.mtime_now = band(which, 64) ~= 0
   return set
 end
+
+-- find_victim looks up name in directory parent for removal, with the
+-- checks unlink, rmdir and a replacing rename share: search permission on
+-- parent, may_delete on the entry. Returns the parent's attributes, the
+-- entry and its inode's attributes, or nil and the error to fail with.
+local function find_victim(parent, name)
+  local p, e = get_dir(parent)
+  if not p then return nil, e end
+  e = access(p, cred, MAY_EXEC)
+  if e then return nil, e end
+  local en = find(parent, name)
+  if not en then return nil, 'ENOENT' end
+  local a = get_attr(en.ino)
+  if not a then return nil, 'EIO entry without inode' end
+  e = may_delete(p, a, cred)
+  if e then return nil, e end
+  return p, en, a
+end
