@@ -95,6 +95,27 @@ $$`}
 // before the write could lock them; the operation runs again.
 var errStale = errors.New("attributes changed under the operation")
 
+// guardedResult interprets a guarded server-side call: err from sending
+// it (a broken connection during it leaves the outcome unknown, which
+// doing says in words: "removing \"x\", it may or may not be gone"), and the
+// errno it returned (negative: errStale, the operation runs again).
+// unknown reports that the outcome is unknown and must not be retried.
+func (e *Engine) guardedResult(err error, errno int64, doing string) (unknown bool, _ error) {
+	if err != nil {
+		if e.d.unknownOutcome(err) {
+			return true, fmt.Errorf("%w: the connection broke while %s: %v", meta.ErrIO, doing, err)
+		}
+		return false, err
+	}
+	switch {
+	case errno < 0:
+		return false, errStale
+	case errno > 0:
+		return false, syscall.Errno(errno)
+	}
+	return false, nil
+}
+
 // mknodServerSide is Mknod in two round trips: one SELECT reads the parent
 // (and whether the name is taken) so that the permission and ownership
 // rules of meta (Access, InitAttr) decide in Go; one call of cairn_mknod
@@ -142,19 +163,7 @@ func (e *Engine) mknodServerSide(ctx context.Context, cred meta.Cred, parent met
 			int64(parent), nameArg(name), int64(ino), int64(typ), int64(a.Mode), int64(a.Uid), int64(a.Gid),
 			int64(a.Rdev), int64(a.Nlink), int64(a.Length), now, int64(a.Parent), []byte(target),
 			int64(p.Mode), int64(p.Uid), int64(p.Gid), maxInodes).Scan(&errno)
-		if err != nil {
-			if e.d.unknownOutcome(err) {
-				return true, fmt.Errorf("%w: the connection broke while creating %q, it may or may not exist: %v", meta.ErrIO, name, err)
-			}
-			return false, err
-		}
-		switch {
-		case errno < 0:
-			return false, errStale
-		case errno > 0:
-			return false, syscall.Errno(errno)
-		}
-		return false, nil
+		return e.guardedResult(err, errno, fmt.Sprintf("creating %q, it may or may not exist", name))
 	})
 	return a, err
 }

@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	"fmt"
-	"syscall"
 
 	"cairn/meta"
 )
@@ -140,20 +139,11 @@ func (e *Engine) renameServerSide(ctx context.Context, cred meta.Cred, sp meta.I
 			int64(sp), nameArg(sn), int64(dp), nameArg(dn), srcIno, dstIno, exchange,
 			int64(spa.Mode), int64(spa.Uid), int64(spa.Gid), int64(dpa.Mode), int64(dpa.Uid), int64(dpa.Gid),
 			int64(src.Uid), int64(src.Type), int64(dst.Uid), int64(dst.Type), int64(sid), nowNs()), &attr, &errno, &gone)
-		if err != nil {
-			if e.d.unknownOutcome(err) {
-				return true, fmt.Errorf("%w: the connection broke while renaming %q, it may or may not have moved: %v", meta.ErrIO, sn, err)
-			}
-			return false, err
+		unknown, err := e.guardedResult(err, errno, fmt.Sprintf("renaming %q, it may or may not have moved", sn))
+		if err == nil {
+			replaced = meta.Ino(gone)
 		}
-		switch {
-		case errno < 0:
-			return false, errStale
-		case errno > 0:
-			return false, syscall.Errno(errno)
-		}
-		replaced = meta.Ino(gone)
-		return false, nil
+		return unknown, err
 	})
 	return moved, attr, replaced, err
 }

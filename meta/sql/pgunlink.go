@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"syscall"
 
 	"cairn/meta"
 )
@@ -94,19 +93,7 @@ func (e *Engine) unlinkServerSide(ctx context.Context, cred meta.Cred, parent me
 		err = scanAttr(c.queryRow("SELECT r_errno, "+coalescedResult()+
 			" FROM cairn_unlink(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", int64(parent), nameArg(name), child,
 			int64(p.Mode), int64(p.Uid), int64(p.Gid), int64(a.Uid), int64(a.Type), int64(sid), nowNs()), &a, &errno)
-		if err != nil {
-			if e.d.unknownOutcome(err) {
-				return true, fmt.Errorf("%w: the connection broke while removing %q, it may or may not be gone: %v", meta.ErrIO, name, err)
-			}
-			return false, err
-		}
-		switch {
-		case errno < 0:
-			return false, errStale
-		case errno > 0:
-			return false, syscall.Errno(errno)
-		}
-		return false, nil
+		return e.guardedResult(err, errno, fmt.Sprintf("removing %q, it may or may not be gone", name))
 	})
 	if err != nil {
 		return 0, meta.Attr{}, err
