@@ -95,6 +95,40 @@ func benchOps(b *testing.B, open func(b *testing.B) *Engine) {
 			must(b, err)
 		})
 	})
+	b.Run("mvdir_across", func(b *testing.B) {
+		e, d := setup(b)
+		d2 := mknod(b, e, meta.RootIno, "d2", meta.TypeDirectory)
+		mknod(b, e, d, "sub", meta.TypeDirectory)
+		dirs := []meta.Ino{d, d2}
+		measure(b, e, func(i int) {
+			_, _, _, err := e.Rename(ctx, meta.RootCred, dirs[i%2], "sub", dirs[(i+1)%2], "sub", 0, 1)
+			must(b, err)
+		})
+	})
+	b.Run("link", func(b *testing.B) {
+		e, d := setup(b)
+		f := mknod(b, e, d, "f", meta.TypeFile)
+		measure(b, e, func(i int) {
+			_, err := e.Link(ctx, meta.RootCred, f, d, fmt.Sprint(i))
+			must(b, err)
+		})
+	})
+	b.Run("setattr", func(b *testing.B) {
+		e, d := setup(b)
+		f := mknod(b, e, d, "f", meta.TypeFile)
+		measure(b, e, func(i int) {
+			mode := uint16(0600 + i%2)
+			_, err := e.SetAttr(ctx, meta.RootCred, f, meta.SetAttr{Mode: &mode})
+			must(b, err)
+		})
+	})
+	b.Run("setxattr", func(b *testing.B) {
+		e, d := setup(b)
+		f := mknod(b, e, d, "f", meta.TypeFile)
+		measure(b, e, func(i int) {
+			must(b, e.SetXattr(ctx, meta.RootCred, f, "user.k", []byte(fmt.Sprint(i)), 0))
+		})
+	})
 	b.Run("rmdir", func(b *testing.B) {
 		e, d := setup(b)
 		for i := 0; i < b.N; i++ {

@@ -50,12 +50,14 @@ type dialect struct {
 	// the driver skips the result sets that have no columns).
 	batchReads bool
 	// functions are server-side functions Init installs; with them, Write
-	// is one call (serverWrite) and Mknod a read and a call (serverMknod).
-	functions    []string
-	serverWrite  bool
-	serverMknod  bool
-	serverUnlink bool
-	serverRename bool
+	// is one call (serverWrite), and Mknod, Unlink, Rmdir and Rename are
+	// one call each (routines, see routines.go).
+	functions   []string
+	serverWrite bool
+	routines    bool
+	// callProcedure: routines are called with CALL and answer with a
+	// result set (MySQL), not selected from as functions (PostgreSQL).
+	callProcedure bool
 	// writeCall is the statement that calls the installed write function
 	// and reads its row (serverWrite).
 	writeCall string

@@ -13,17 +13,15 @@
 // Deadlocks and serialization failures re-run the whole closure. SQLite
 // needs none of the row locks: BEGIN IMMEDIATE admits one writer.
 //
-// Round trips: reads are one statement. On PostgreSQL and MySQL a
-// transaction's writes are queued and sent together with its COMMIT; on
-// PostgreSQL, Write is one call of a PL/pgSQL function and Mknod and
-// Unlink a read plus one guarded call (the permission rules stay in meta's
-// Go code; the function re-checks that the attributes they read did not
-// change, else the operation runs again). On MySQL/MariaDB, BEGIN and any
-// queued writes go with the next statement, and the locking read and the
-// reads that must follow it go together as one multi-statement string
-// (readSeq): each statement still starts after the one before it has its
-// locks, so a mutation is two round trips, its reads and its commit;
-// Write is one CALL of a stored procedure Init installs.
+// Round trips: reads are one statement. On PostgreSQL and MySQL/MariaDB,
+// Write, Mknod, Unlink, Rmdir and Rename are one call each of a routine
+// Init installs (PL/pgSQL functions, stored procedures: routines.go), with
+// the permission rules of meta/perm.go ported into them and checked under
+// the row locks; the server runs each call as one transaction. Other
+// mutations are transactions whose writes are queued and sent together
+// with COMMIT; on MySQL/MariaDB, BEGIN and any queued writes also go with
+// the next statement, and a locking read and the reads that must follow it
+// go together as one multi-statement string (readSeq).
 //
 // The package knows nothing of object storage, chunk layout beyond slice
 // records, or FUSE.

@@ -16,15 +16,17 @@ import (
 )
 
 var mysqlDialect = dialect{
-	name:        "mysql",
-	forUpdate:   " FOR UPDATE",
-	mysqlUpsert: true,
-	inlineIndex: true,
-	batch:       true, // MultiStatements with InterpolateParams
-	batchReads:  true,
-	functions:   mysqlProcedures,
-	serverWrite: true,
-	writeCall:   mysqlWriteCall,
+	name:          "mysql",
+	forUpdate:     " FOR UPDATE",
+	mysqlUpsert:   true,
+	inlineIndex:   true,
+	batch:         true, // MultiStatements with InterpolateParams
+	batchReads:    true,
+	functions:     append(mysqlProcedures, mysqlRoutines...),
+	serverWrite:   true,
+	routines:      true,
+	callProcedure: true,
+	writeCall:     mysqlWriteCall,
 	missingRoutine: func(err error) bool {
 		var me *mysql.MySQLError
 		return errors.As(err, &me) && me.Number == 1305 // ER_SP_DOES_NOT_EXIST

@@ -119,8 +119,11 @@ func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 			return meta.Attr{}, meta.ErrNameTooLong
 		}
 	}
-	if e.d.serverMknod {
-		return e.mknodServerSide(ctx, cred, parent, name, ino, typ, mode, rdev, target)
+	if e.d.routines {
+		a, err := e.mknodRoutine(ctx, cred, parent, name, ino, typ, mode, rdev, target)
+		if err != errMissingRoutine {
+			return a, err
+		}
 	}
 	var a meta.Attr
 	err := e.txn(ctx, func(c *conn) error {
@@ -167,6 +170,12 @@ func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 func (e *Engine) Link(ctx context.Context, cred meta.Cred, ino meta.Ino, parent meta.Ino, name string) (meta.Attr, error) {
 	if err := meta.CheckName(name); err != nil {
 		return meta.Attr{}, err
+	}
+	if e.d.routines {
+		a, err := e.linkRoutine(ctx, cred, ino, parent, name)
+		if err != errMissingRoutine {
+			return a, err
+		}
 	}
 	var a meta.Attr
 	err := e.txn(ctx, func(c *conn) error {
@@ -225,8 +234,11 @@ func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, na
 	if err := meta.CheckName(name); err != nil {
 		return 0, meta.Attr{}, err
 	}
-	if e.d.serverUnlink {
-		return e.unlinkServerSide(ctx, cred, parent, name, sid)
+	if e.d.routines {
+		ino, a, err := e.unlinkRoutine(ctx, cred, parent, name, sid)
+		if err != errMissingRoutine {
+			return ino, a, err
+		}
 	}
 	var ino meta.Ino
 	var a meta.Attr
@@ -274,6 +286,11 @@ func (c *conn) dropLink(ino meta.Ino, a *meta.Attr, now int64, sid uint64) error
 func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) error {
 	if err := meta.CheckName(name); err != nil {
 		return err
+	}
+	if e.d.routines {
+		if err := e.rmdirRoutine(ctx, cred, parent, name); err != errMissingRoutine {
+			return err
+		}
 	}
 	return e.txn(ctx, func(c *conn) error {
 		now := nowNs()

@@ -19,18 +19,20 @@ import (
 )
 
 var postgresDialect = dialect{
-	name:         "postgres",
-	dollar:       true,
-	forUpdate:    " FOR UPDATE",
-	returning:    true,
-	batch:        true,
-	batchArg:     pgx.QueryExecModeSimpleProtocol,
-	functions:    append(pgFunctions, pgUnlink, pgRename),
-	serverWrite:  true,
-	writeCall:    pgWriteCall,
-	serverMknod:  true,
-	serverUnlink: true,
-	serverRename: true,
+	name:        "postgres",
+	dollar:      true,
+	forUpdate:   " FOR UPDATE",
+	returning:   true,
+	batch:       true,
+	batchArg:    pgx.QueryExecModeSimpleProtocol,
+	functions:   append(pgFunctions, pgRoutines...),
+	serverWrite: true,
+	writeCall:   pgWriteCall,
+	routines:    true,
+	missingRoutine: func(err error) bool {
+		var pe *pgconn.PgError
+		return errors.As(err, &pe) && pe.Code == "42883" // undefined_function
+	},
 	types: map[string]string{
 		"INT": "BIGINT", "KEY": "TEXT", "NAME": "BYTEA", "VALUE": "BYTEA", "BLOB": "BYTEA",
 	},

@@ -12,8 +12,8 @@ import (
 )
 
 // TestPostgresGuardedCallsUnderChmod races creates, renames and unlinks by a
-// non-owner, which rely on permissions checked in Go before the guarded
-// server-side call, against chmods of their directory that grant and
+// non-owner, whose permissions the server-side routines check under the
+// directory's row lock, against chmods of their directory that grant and
 // revoke them. Each operation must succeed or fail with EACCES, and the
 // counters must be exact afterwards.
 func TestPostgresGuardedCallsUnderChmod(t *testing.T) {

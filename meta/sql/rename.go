@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	dbsql "database/sql"
-	"errors"
 	"fmt"
 
 	"cairn/meta"
@@ -21,9 +20,9 @@ func (e *Engine) Rename(ctx context.Context, cred meta.Cred, sp meta.Ino, sn str
 	if err := meta.CheckName(dn); err != nil {
 		return 0, meta.Attr{}, 0, err
 	}
-	if e.d.serverRename {
-		moved, attr, replaced, err = e.renameServerSide(ctx, cred, sp, sn, dp, dn, flags, sid)
-		if !errors.Is(err, errGeneral) {
+	if e.d.routines {
+		moved, attr, replaced, err = e.renameRoutine(ctx, cred, sp, sn, dp, dn, flags, sid)
+		if err != errMissingRoutine {
 			return moved, attr, replaced, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"time"
@@ -85,10 +86,8 @@ func (e *Engine) Init(ctx context.Context, f meta.Format, force bool) error {
 			}
 		}
 	}
-	for _, fn := range e.d.functions {
-		if _, err := c.exec(fn); err != nil {
-			return fmt.Errorf("install server-side function (does the user have the right to create routines?): %w", err)
-		}
+	if err := c.installRoutines(); err != nil {
+		return err
 	}
 	js, err := json.Marshal(f)
 	if err != nil {
@@ -107,6 +106,9 @@ func (e *Engine) Init(ctx context.Context, f meta.Format, force bool) error {
 			return err
 		}
 		if _, err := c.exec(setting, "schema", []byte(strconv.Itoa(schemaVersion))); err != nil {
+			return err
+		}
+		if _, err := c.exec(setting, "routines", []byte(strconv.Itoa(routinesVersion))); err != nil {
 			return err
 		}
 		if found {
@@ -171,7 +173,46 @@ func (e *Engine) Load(ctx context.Context) (meta.Format, error) {
 		return meta.Format{}, e.explain(err)
 	}
 	e.limits.Store(&f)
+	e.upgradeRoutines(ctx)
 	return f, nil
+}
+
+// installRoutines creates or replaces the server-side routines.
+func (c *conn) installRoutines() error {
+	for _, fn := range c.e.d.functions {
+		if _, err := c.exec(fn); err != nil {
+			return fmt.Errorf("install server-side function (does the user have the right to create routines?): %w", err)
+		}
+	}
+	return nil
+}
+
+// upgradeRoutines installs the routines of this release on a volume that
+// records older ones (formatted by an earlier release). Where that fails
+// (a user without the right to create routines), the operations whose
+// routine is missing run as general transactions, slower but the same.
+func (e *Engine) upgradeRoutines(ctx context.Context) {
+	if len(e.d.functions) == 0 {
+		return
+	}
+	c := &conn{ctx: ctx, e: e, q: e.db}
+	var v []byte
+	if err := c.queryRow("SELECT value FROM cairn_setting WHERE name = 'routines'").Scan(&v); err != nil && !isNoRows(err) {
+		slog.Warn("read the version of the server-side routines", "err", err)
+		return
+	}
+	if n, _ := strconv.Atoi(string(v)); n >= routinesVersion {
+		return
+	}
+	err := c.installRoutines()
+	if err == nil {
+		_, err = c.exec(e.d.upsert("cairn_setting", []string{"name", "value"}, 1), "routines", []byte(strconv.Itoa(routinesVersion)))
+	}
+	if err != nil {
+		slog.Warn("volume formatted by an earlier release: cannot install this release's server-side routines, operations run slower without them", "err", err)
+		return
+	}
+	slog.Info("installed this release's server-side routines", "version", routinesVersion)
 }
 
 // loadFormat reads the settings and checks the schema version; found is

@@ -88,6 +88,11 @@ func (e *Engine) SetXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, nam
 	if flags&^(meta.XattrCreate|meta.XattrReplace) != 0 || flags == meta.XattrCreate|meta.XattrReplace {
 		return meta.ErrInvalid
 	}
+	if e.d.routines {
+		if err := e.setXattrRoutine(ctx, cred, ino, name, value, flags); err != errMissingRoutine {
+			return err
+		}
+	}
 	return e.txn(ctx, func(c *conn) error {
 		if _, err := c.lockOwned(ino, cred); err != nil {
 			return err
@@ -119,6 +124,11 @@ func (e *Engine) SetXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, nam
 func (e *Engine) RemoveXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, name string) error {
 	if err := checkXattrName(name); err != nil {
 		return err
+	}
+	if e.d.routines {
+		if err := e.removeXattrRoutine(ctx, cred, ino, name); err != errMissingRoutine {
+			return err
+		}
 	}
 	return e.txn(ctx, func(c *conn) error {
 		if _, err := c.lockOwned(ino, cred); err != nil {

@@ -1,0 +1,363 @@
+package sql
+
+import "strings"
+
+// mysqlRoutines are pgroutines.go's functions ported to MySQL/MariaDB
+// stored functions and procedures: the same arguments, the same checks in
+// the same order, the same answer row. A procedure runs its own
+// transaction (its statements would otherwise each commit on their own);
+// the session is at READ COMMITTED (see readCommitted), so each read after
+// a row lock sees what the lock's previous holder committed.
+//
+// Variables are prefixed (p_ argument, c_ caller, v_/s_/d_ rows read,
+// r_ result) because in a stored routine a variable named like a column
+// would shadow the column.
+var mysqlRoutines = concat(
+	mysqlFunction("cairn_in_group", "c_groups TEXT, p_gid BIGINT", "BOOLEAN DETERMINISTIC NO SQL",
+		"RETURN LOCATE(CONCAT(',', p_gid, ','), c_groups) > 0"),
+	mysqlFunction("cairn_access", "n_ftype BIGINT, n_mode BIGINT, n_uid BIGINT, n_gid BIGINT, c_uid BIGINT, c_groups TEXT, p_mask BIGINT",
+		"INT DETERMINISTIC NO SQL", `BEGIN
+	DECLARE v_bits BIGINT;
+	IF p_mask = 0 THEN RETURN 0; END IF;
+	IF c_uid = 0 THEN
+		IF p_mask & 1 <> 0 AND n_ftype <> 2 AND n_mode & 73 = 0 THEN RETURN 13; END IF; -- EACCES
+		RETURN 0;
+	END IF;
+	IF c_uid = n_uid THEN
+		SET v_bits = (n_mode >> 6) & 7;
+	ELSEIF cairn_in_group(c_groups, n_gid) THEN
+		SET v_bits = (n_mode >> 3) & 7;
+	ELSE
+		SET v_bits = n_mode & 7;
+	END IF;
+	IF v_bits & p_mask <> p_mask THEN RETURN 13; END IF;
+	RETURN 0;
+END`),
+	mysqlFunction("cairn_may_delete", "d_mode BIGINT, d_uid BIGINT, d_gid BIGINT, v_uid BIGINT, c_uid BIGINT, c_groups TEXT",
+		"INT DETERMINISTIC NO SQL", `BEGIN
+	DECLARE v_err INT DEFAULT cairn_access(2, d_mode, d_uid, d_gid, c_uid, c_groups, 3);
+	IF v_err <> 0 THEN RETURN v_err; END IF;
+	IF d_mode & 512 <> 0 AND c_uid <> 0 AND c_uid <> d_uid AND c_uid <> v_uid THEN RETURN 1; END IF; -- EPERM
+	RETURN 0;
+END`),
+	mysqlFunction("cairn_is_ancestor", "p_dir BIGINT, p_ino BIGINT", "INT NOT DETERMINISTIC READS SQL DATA", `BEGIN
+	DECLARE v_cur BIGINT DEFAULT p_ino;
+	DECLARE v_next BIGINT;
+	DECLARE v_i INT DEFAULT 0;
+	WHILE v_i < 65536 DO
+		IF v_cur = p_dir THEN RETURN 1; END IF;
+		IF v_cur = 1 THEN RETURN 0; END IF;
+		SET v_next = NULL;
+		SELECT parent INTO v_next FROM cairn_node WHERE ino = v_cur;
+		IF v_next IS NULL THEN RETURN 0; END IF;
+		SET v_cur = v_next, v_i = v_i + 1;
+	END WHILE;
+	RETURN -1; -- a parent chain too long: the tree may hold a loop
+END`),
+
+	mysqlProcedure("cairn_create", "p_parent BIGINT, p_name VARBINARY(255), p_ino BIGINT, p_ftype BIGINT, p_mode BIGINT, "+
+		"p_rdev BIGINT, p_target LONGBLOB, c_uid BIGINT, c_gid BIGINT, c_groups TEXT, p_now BIGINT, p_max_inodes BIGINT", `
+	DECLARE v_ftype, v_mode, v_uid, v_gid, v_one, v_used BIGINT;
+	DECLARE r_mode, r_gid, r_nlink, r_length, r_parent BIGINT DEFAULT 0;`, `
+		SELECT ftype, mode, uid, gid INTO v_ftype, v_mode, v_uid, v_gid FROM cairn_node WHERE ino = p_parent FOR UPDATE;
+		IF v_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
+		IF v_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;              -- ENOTDIR
+		SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 1);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		SELECT 1 INTO v_one FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+		IF v_one IS NOT NULL THEN SET r_errno = 17; LEAVE body; END IF;         -- EEXIST
+		SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 3);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		IF p_max_inodes > 0 THEN
+			SELECT inodes INTO v_used FROM cairn_usage WHERE id = 1;
+			IF v_used + 1 > p_max_inodes THEN SET r_errno = 28; LEAVE body; END IF; -- ENOSPC
+		END IF;
+		-- meta.InitAttr
+		SET r_mode = p_mode & 4095, r_gid = c_gid, r_nlink = 1;
+		IF v_mode & 1024 <> 0 THEN
+			SET r_gid = v_gid;
+			IF p_ftype = 2 THEN
+				SET r_mode = r_mode | 1024;
+			ELSEIF r_mode & 1032 = 1032 AND c_uid <> 0 AND NOT cairn_in_group(c_groups, r_gid) THEN
+				SET r_mode = r_mode & ~1024;
+			END IF;
+		END IF;
+		IF p_ftype = 2 THEN SET r_nlink = 2, r_length = 4096, r_parent = p_parent; END IF;
+		IF p_ftype = 3 THEN
+			SET r_length = LENGTH(p_target);
+			INSERT INTO cairn_symlink (ino, target) VALUES (p_ino, p_target);
+		END IF;
+		INSERT INTO cairn_node (ino, ftype, mode, uid, gid, rdev, nlink, length, atime, mtime, ctime, parent)
+			VALUES (p_ino, p_ftype, r_mode, c_uid, r_gid, p_rdev, r_nlink, r_length, p_now, p_now, p_now, r_parent);
+		INSERT INTO cairn_edge (parent, name, ino, ftype) VALUES (p_parent, p_name, p_ino, p_ftype);
+		UPDATE cairn_node SET nlink = nlink + IF(p_ftype = 2, 1, 0), mtime = p_now, ctime = p_now WHERE ino = p_parent;
+		UPDATE cairn_usage SET inodes = inodes + 1 WHERE id = 1;`,
+		"r_errno, p_ftype, r_mode, c_uid, r_gid, p_rdev, r_nlink, r_length, p_now, p_now, p_now, r_parent"),
+
+	mysqlProcedure("cairn_remove", "p_parent BIGINT, p_name VARBINARY(255), c_uid BIGINT, c_groups TEXT, p_sid BIGINT, p_now BIGINT", `
+	DECLARE v_ftype, v_mode, v_uid, v_gid, r_ino BIGINT;
+	DECLARE s_ftype, s_mode, s_uid, s_gid, s_rdev, s_nlink, s_length, s_atime, s_mtime, s_parent BIGINT;`, `
+		SELECT ftype, mode, uid, gid INTO v_ftype, v_mode, v_uid, v_gid FROM cairn_node WHERE ino = p_parent FOR UPDATE;
+		IF v_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
+		IF v_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;              -- ENOTDIR
+		SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 1);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		SELECT ino INTO r_ino FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+		IF r_ino IS NULL THEN SET r_errno = 2; LEAVE body; END IF;
+		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, mtime, parent
+			INTO s_ftype, s_mode, s_uid, s_gid, s_rdev, s_nlink, s_length, s_atime, s_mtime, s_parent
+			FROM cairn_node WHERE ino = r_ino FOR UPDATE;
+		IF s_ftype IS NULL THEN SET r_errno = 5; LEAVE body; END IF;            -- EIO: entry without inode
+		SET r_errno = cairn_may_delete(v_mode, v_uid, v_gid, s_uid, c_uid, c_groups);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		IF s_ftype = 2 THEN SET r_errno = 21; LEAVE body; END IF;              -- EISDIR
+		DELETE FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+		UPDATE cairn_node SET nlink = nlink - 1, ctime = p_now WHERE ino = r_ino;
+		IF s_nlink = 1 THEN
+			INSERT INTO cairn_orphan (ino, sid) VALUES (r_ino, p_sid);
+		END IF;
+		UPDATE cairn_node SET mtime = p_now, ctime = p_now WHERE ino = p_parent;`,
+		"r_errno, r_ino, s_ftype, s_mode, s_uid, s_gid, s_rdev, s_nlink - 1, s_length, s_atime, s_mtime, p_now, s_parent"),
+
+	mysqlProcedure("cairn_rmdir", "p_parent BIGINT, p_name VARBINARY(255), c_uid BIGINT, c_groups TEXT, p_now BIGINT", `
+	DECLARE v_ftype, v_mode, v_uid, v_gid, v_target, s_ftype, s_uid, v_one BIGINT;`, `
+		SELECT ftype, mode, uid, gid INTO v_ftype, v_mode, v_uid, v_gid FROM cairn_node WHERE ino = p_parent FOR UPDATE;
+		IF v_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
+		IF v_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;              -- ENOTDIR
+		SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 1);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		SELECT ino INTO v_target FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+		IF v_target IS NULL THEN SET r_errno = 2; LEAVE body; END IF;
+		SELECT ftype, uid INTO s_ftype, s_uid FROM cairn_node WHERE ino = v_target FOR UPDATE;
+		IF s_ftype IS NULL THEN SET r_errno = 5; LEAVE body; END IF;            -- EIO: entry without inode
+		SET r_errno = cairn_may_delete(v_mode, v_uid, v_gid, s_uid, c_uid, c_groups);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		IF s_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;
+		-- Entries are made under their directory's row lock, which is held.
+		SELECT 1 INTO v_one FROM cairn_edge WHERE parent = v_target LIMIT 1;
+		IF v_one IS NOT NULL THEN SET r_errno = 39; LEAVE body; END IF;         -- ENOTEMPTY
+		DELETE FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+		UPDATE cairn_node SET nlink = nlink - 1, mtime = p_now, ctime = p_now WHERE ino = p_parent;
+		DELETE FROM cairn_node WHERE ino = v_target;
+		DELETE FROM cairn_xattr WHERE ino = v_target;
+		DELETE FROM cairn_flock WHERE ino = v_target;
+		DELETE FROM cairn_plock WHERE ino = v_target;
+		UPDATE cairn_usage SET inodes = inodes - 1 WHERE id = 1;`,
+		"r_errno"),
+
+	mysqlProcedure("cairn_move", "p_sp BIGINT, p_sn VARBINARY(255), p_dp BIGINT, p_dn VARBINARY(255), p_flags BIGINT, "+
+		"c_uid BIGINT, c_groups TEXT, p_sid BIGINT, p_now BIGINT", `
+	DECLARE v_one, v_anc, r_ino, v_dst BIGINT;
+	DECLARE r_replaced, v_sp_delta, v_dp_delta BIGINT DEFAULT 0;
+	DECLARE v_exchange, v_cross BOOLEAN DEFAULT FALSE;
+	DECLARE sp_ftype, sp_mode, sp_uid, sp_gid, dp_ftype, dp_mode, dp_uid, dp_gid BIGINT;
+	DECLARE s_ftype, s_mode, s_uid, s_gid, s_rdev, s_nlink, s_length, s_atime, s_mtime, s_ctime, s_parent BIGINT;
+	DECLARE d_ftype, d_mode, d_uid, d_gid, d_nlink BIGINT;`, `
+		SET v_exchange = p_flags & 2 <> 0;
+		-- Moving a directory between parents takes the rename lock first
+		-- (rename.go: lockCrossDirectoryRenames). The entries' types are
+		-- peeked at before any lock and checked again under the locks.
+		IF p_sp <> p_dp AND EXISTS (SELECT 1 FROM cairn_edge WHERE ftype = 2 AND
+			(parent = p_sp AND name = p_sn OR parent = p_dp AND name = p_dn)) THEN
+			SELECT value INTO v_one FROM cairn_counter WHERE name = 'rename' FOR UPDATE;
+			SET v_cross = TRUE;
+		END IF;
+		SELECT ino INTO v_one FROM cairn_node WHERE ino = LEAST(p_sp, p_dp) FOR UPDATE;
+		SELECT ino INTO v_one FROM cairn_node WHERE ino = GREATEST(p_sp, p_dp) FOR UPDATE;
+		SELECT ftype, mode, uid, gid INTO sp_ftype, sp_mode, sp_uid, sp_gid FROM cairn_node WHERE ino = p_sp;
+		IF sp_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;           -- ENOENT
+		IF sp_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;             -- ENOTDIR
+		SET r_errno = cairn_access(sp_ftype, sp_mode, sp_uid, sp_gid, c_uid, c_groups, 1);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		SELECT ftype, mode, uid, gid INTO dp_ftype, dp_mode, dp_uid, dp_gid FROM cairn_node WHERE ino = p_dp;
+		IF dp_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;
+		IF dp_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;
+		SET r_errno = cairn_access(dp_ftype, dp_mode, dp_uid, dp_gid, c_uid, c_groups, 1);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		SELECT ino INTO r_ino FROM cairn_edge WHERE parent = p_sp AND name = p_sn;
+		IF r_ino IS NULL THEN SET r_errno = 2; LEAVE body; END IF;
+		SELECT ino INTO v_dst FROM cairn_edge WHERE parent = p_dp AND name = p_dn;
+		IF p_flags & 1 <> 0 AND v_dst IS NOT NULL THEN SET r_errno = 17; LEAVE body; END IF; -- EEXIST
+		IF v_exchange AND v_dst IS NULL THEN SET r_errno = 2; LEAVE body; END IF;
+		SELECT ino INTO v_one FROM cairn_node WHERE ino = LEAST(r_ino, COALESCE(v_dst, r_ino)) FOR UPDATE;
+		SELECT ino INTO v_one FROM cairn_node WHERE ino = GREATEST(r_ino, COALESCE(v_dst, r_ino)) FOR UPDATE;
+		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, mtime, ctime, parent
+			INTO s_ftype, s_mode, s_uid, s_gid, s_rdev, s_nlink, s_length, s_atime, s_mtime, s_ctime, s_parent
+			FROM cairn_node WHERE ino = r_ino;
+		IF s_ftype IS NULL THEN SET r_errno = 5; LEAVE body; END IF;            -- EIO: entry without inode
+		IF v_dst IS NOT NULL THEN
+			SELECT ftype, mode, uid, gid, nlink INTO d_ftype, d_mode, d_uid, d_gid, d_nlink FROM cairn_node WHERE ino = v_dst;
+			IF d_ftype IS NULL THEN SET r_errno = 5; LEAVE body; END IF;
+			IF v_dst = r_ino THEN LEAVE body; END IF;                            -- two names of one inode
+		END IF;
+		IF p_sp <> p_dp AND NOT v_cross AND (s_ftype = 2 OR d_ftype = 2) THEN
+			SET r_errno = -1; LEAVE body;                                        -- changed since the peek: again
+		END IF;
+		IF s_ftype = 2 AND p_sp <> p_dp THEN
+			SET v_anc = cairn_is_ancestor(r_ino, p_dp);
+			IF v_anc < 0 THEN SET r_errno = 5; LEAVE body; END IF;
+			IF v_anc > 0 THEN SET r_errno = 22; LEAVE body; END IF;             -- EINVAL
+		END IF;
+		IF d_ftype = 2 AND p_sp <> p_dp THEN
+			SET v_anc = cairn_is_ancestor(v_dst, p_sp);
+			IF v_anc < 0 THEN SET r_errno = 5; LEAVE body; END IF;
+			IF v_anc > 0 THEN SET r_errno = IF(v_exchange, 22, 39); LEAVE body; END IF; -- EINVAL, ENOTEMPTY
+		END IF;
+		SET r_errno = cairn_may_delete(sp_mode, sp_uid, sp_gid, s_uid, c_uid, c_groups);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		IF v_dst IS NOT NULL THEN
+			SET r_errno = cairn_may_delete(dp_mode, dp_uid, dp_gid, d_uid, c_uid, c_groups);
+		ELSE
+			SET r_errno = cairn_access(dp_ftype, dp_mode, dp_uid, dp_gid, c_uid, c_groups, 3);
+		END IF;
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		IF v_dst IS NOT NULL AND NOT v_exchange THEN
+			IF s_ftype = 2 AND d_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF; -- ENOTDIR
+			IF s_ftype <> 2 AND d_ftype = 2 THEN SET r_errno = 21; LEAVE body; END IF; -- EISDIR
+		END IF;
+		IF p_sp <> p_dp THEN
+			IF s_ftype = 2 THEN
+				SET r_errno = cairn_access(s_ftype, s_mode, s_uid, s_gid, c_uid, c_groups, 2);
+				IF r_errno <> 0 THEN LEAVE body; END IF;
+			END IF;
+			IF v_exchange AND d_ftype = 2 THEN
+				SET r_errno = cairn_access(d_ftype, d_mode, d_uid, d_gid, c_uid, c_groups, 2);
+				IF r_errno <> 0 THEN LEAVE body; END IF;
+			END IF;
+		END IF;
+		IF v_dst IS NOT NULL AND NOT v_exchange AND d_ftype = 2 THEN
+			SET v_one = NULL;
+			SELECT 1 INTO v_one FROM cairn_edge WHERE parent = v_dst LIMIT 1;
+			IF v_one IS NOT NULL THEN SET r_errno = 39; LEAVE body; END IF;             -- ENOTEMPTY
+		END IF;
+
+		IF v_exchange THEN
+			UPDATE cairn_edge SET ino = v_dst, ftype = d_ftype WHERE parent = p_sp AND name = p_sn;
+			UPDATE cairn_edge SET ino = r_ino, ftype = s_ftype WHERE parent = p_dp AND name = p_dn;
+			IF p_sp <> p_dp AND d_ftype = 2 THEN
+				SET v_dp_delta = v_dp_delta - 1, v_sp_delta = v_sp_delta + 1;
+				UPDATE cairn_node SET parent = p_sp, ctime = p_now WHERE ino = v_dst;
+			ELSE
+				UPDATE cairn_node SET ctime = p_now WHERE ino = v_dst;
+			END IF;
+		ELSE
+			IF v_dst IS NOT NULL THEN
+				IF d_ftype = 2 THEN
+					SET v_dp_delta = v_dp_delta - 1;
+					DELETE FROM cairn_node WHERE ino = v_dst;
+					DELETE FROM cairn_xattr WHERE ino = v_dst;
+					DELETE FROM cairn_flock WHERE ino = v_dst;
+					DELETE FROM cairn_plock WHERE ino = v_dst;
+					UPDATE cairn_usage SET inodes = inodes - 1 WHERE id = 1;
+				ELSE
+					UPDATE cairn_node SET nlink = nlink - 1, ctime = p_now WHERE ino = v_dst;
+					IF d_nlink = 1 THEN
+						INSERT INTO cairn_orphan (ino, sid) VALUES (v_dst, p_sid);
+						SET r_replaced = v_dst;
+					END IF;
+				END IF;
+				UPDATE cairn_edge SET ino = r_ino, ftype = s_ftype WHERE parent = p_dp AND name = p_dn;
+			ELSE
+				INSERT INTO cairn_edge (parent, name, ino, ftype) VALUES (p_dp, p_dn, r_ino, s_ftype);
+			END IF;
+			DELETE FROM cairn_edge WHERE parent = p_sp AND name = p_sn;
+		END IF;
+		IF p_sp <> p_dp AND s_ftype = 2 THEN
+			SET v_sp_delta = v_sp_delta - 1, v_dp_delta = v_dp_delta + 1, s_parent = p_dp;
+		END IF;
+		SET s_ctime = p_now;
+		UPDATE cairn_node SET parent = s_parent, ctime = p_now WHERE ino = r_ino;
+		IF p_sp = p_dp THEN
+			UPDATE cairn_node SET nlink = nlink + v_sp_delta + v_dp_delta, mtime = p_now, ctime = p_now WHERE ino = p_sp;
+		ELSE
+			UPDATE cairn_node SET nlink = nlink + v_sp_delta, mtime = p_now, ctime = p_now WHERE ino = p_sp;
+			UPDATE cairn_node SET nlink = nlink + v_dp_delta, mtime = p_now, ctime = p_now WHERE ino = p_dp;
+		END IF;`,
+		"r_errno, r_ino, r_replaced, s_ftype, s_mode, s_uid, s_gid, s_rdev, s_nlink, s_length, s_atime, s_mtime, s_ctime, s_parent"),
+	mysqlProcedure("cairn_link", "p_ino BIGINT, p_parent BIGINT, p_name VARBINARY(255), c_uid BIGINT, c_groups TEXT, p_now BIGINT", `
+	DECLARE v_one, v_ftype, v_mode, v_uid, v_gid BIGINT;
+	DECLARE f_ftype, f_mode, f_uid, f_gid, f_rdev, f_nlink, f_length, f_atime, f_mtime, f_parent BIGINT;`, `
+		SELECT ino INTO v_one FROM cairn_node WHERE ino = LEAST(p_ino, p_parent) FOR UPDATE;
+		SELECT ino INTO v_one FROM cairn_node WHERE ino = GREATEST(p_ino, p_parent) FOR UPDATE;
+		SET v_one = NULL;
+		SELECT ftype, mode, uid, gid INTO v_ftype, v_mode, v_uid, v_gid FROM cairn_node WHERE ino = p_parent;
+		IF v_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
+		IF v_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;              -- ENOTDIR
+		SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 1);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, mtime, parent
+			INTO f_ftype, f_mode, f_uid, f_gid, f_rdev, f_nlink, f_length, f_atime, f_mtime, f_parent
+			FROM cairn_node WHERE ino = p_ino;
+		IF f_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;
+		SELECT 1 INTO v_one FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+		IF v_one IS NOT NULL THEN SET r_errno = 17; LEAVE body; END IF;         -- EEXIST
+		SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 3);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		IF f_ftype = 2 THEN SET r_errno = 1; LEAVE body; END IF;               -- EPERM
+		IF f_nlink = 0 THEN SET r_errno = 2; LEAVE body; END IF;
+		IF f_nlink >= 65000 THEN SET r_errno = 31; LEAVE body; END IF;         -- EMLINK (maxLinks)
+		UPDATE cairn_node SET nlink = nlink + 1, ctime = p_now WHERE ino = p_ino;
+		INSERT INTO cairn_edge (parent, name, ino, ftype) VALUES (p_parent, p_name, p_ino, f_ftype);
+		UPDATE cairn_node SET mtime = p_now, ctime = p_now WHERE ino = p_parent;`,
+		"r_errno, f_ftype, f_mode, f_uid, f_gid, f_rdev, f_nlink + 1, f_length, f_atime, f_mtime, p_now, f_parent"),
+
+	mysqlProcedure("cairn_setxattr", "p_ino BIGINT, p_name VARBINARY(255), p_value MEDIUMBLOB, p_flags BIGINT, c_uid BIGINT, p_now BIGINT", `
+	DECLARE v_owner, v_one BIGINT;`, `
+		SELECT uid INTO v_owner FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+		IF v_owner IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
+		IF c_uid <> 0 AND c_uid <> v_owner THEN SET r_errno = 1; LEAVE body; END IF; -- EPERM
+		IF p_flags <> 0 THEN
+			SELECT 1 INTO v_one FROM cairn_xattr WHERE ino = p_ino AND name = p_name;
+			IF v_one IS NOT NULL AND p_flags = 1 THEN SET r_errno = 17; LEAVE body; END IF; -- EEXIST
+			IF v_one IS NULL AND p_flags = 2 THEN SET r_errno = 61; LEAVE body; END IF;     -- ENODATA
+		END IF;
+		INSERT INTO cairn_xattr (ino, name, value) VALUES (p_ino, p_name, p_value)
+			ON DUPLICATE KEY UPDATE value = VALUES(value);
+		UPDATE cairn_node SET ctime = p_now WHERE ino = p_ino;`,
+		"r_errno"),
+
+	mysqlProcedure("cairn_removexattr", "p_ino BIGINT, p_name VARBINARY(255), c_uid BIGINT, p_now BIGINT", `
+	DECLARE v_owner BIGINT;`, `
+		SELECT uid INTO v_owner FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+		IF v_owner IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
+		IF c_uid <> 0 AND c_uid <> v_owner THEN SET r_errno = 1; LEAVE body; END IF; -- EPERM
+		DELETE FROM cairn_xattr WHERE ino = p_ino AND name = p_name;
+		IF ROW_COUNT() = 0 THEN SET r_errno = 61; LEAVE body; END IF;          -- ENODATA
+		UPDATE cairn_node SET ctime = p_now WHERE ino = p_ino;`,
+		"r_errno"),
+)
+
+// mysqlFunction is the statements that (re)create a stored function.
+func mysqlFunction(name, params, returns, body string) []string {
+	return []string{"DROP FUNCTION IF EXISTS " + name,
+		"CREATE FUNCTION " + name + "(" + params + ") RETURNS " + returns + "\n" + body}
+}
+
+// mysqlProcedure is the statements that (re)create a stored procedure
+// that runs body as one transaction and answers with one row, result
+// (each missing value read as 0). body fails the operation by setting
+// r_errno and leaving the block named body; an SQL error rolls back and
+// is raised again, so that a deadlock reaches the engine's retry loop.
+func mysqlProcedure(name, params, declare, body, result string) []string {
+	cols := strings.Split(result, ", ")
+	for i, c := range cols {
+		cols[i] = "COALESCE(" + c + ", 0)"
+	}
+	return []string{"DROP PROCEDURE IF EXISTS " + name, "CREATE PROCEDURE " + name + "(" + params + ")\nBEGIN" + declare + `
+	DECLARE r_errno INT DEFAULT 0;
+	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+	START TRANSACTION;
+	body: BEGIN` + body + `
+	END;
+	IF r_errno = 0 THEN COMMIT; ELSE ROLLBACK; END IF;
+	SELECT ` + strings.Join(cols, ", ") + `;
+END`}
+}
+
+func concat(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}

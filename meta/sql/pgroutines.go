@@ -1,0 +1,396 @@
+package sql
+
+// pgRoutines are the PL/pgSQL functions that make PostgreSQL's namespace
+// operations one round trip each: one statement in autocommit mode, which
+// the server runs as one transaction. The permission rules of meta/perm.go
+// run inside them (cairn_access, cairn_may_delete, and InitAttr in
+// cairn_create); routines_test.go compares them with the Go rules. Each
+// checks in the order the general transaction (namespace.go, rename.go)
+// checks, so that both fail with the same errno.
+//
+// Every statement of a VOLATILE function takes a new snapshot at READ
+// COMMITTED, so a read after a row lock sees what the lock's previous
+// holder committed (see lockDirEntry).
+var pgRoutines = []string{`
+CREATE OR REPLACE FUNCTION cairn_in_group(c_groups text, p_gid bigint) RETURNS boolean
+LANGUAGE sql IMMUTABLE AS $$ SELECT strpos(c_groups, ',' || p_gid::text || ',') > 0 $$`, `
+CREATE OR REPLACE FUNCTION cairn_access(n_ftype bigint, n_mode bigint, n_uid bigint, n_gid bigint,
+	c_uid bigint, c_groups text, p_mask bigint) RETURNS int
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	bits bigint;
+BEGIN
+	IF p_mask = 0 THEN RETURN 0; END IF;
+	IF c_uid = 0 THEN
+		IF p_mask & 1 <> 0 AND n_ftype <> 2 AND n_mode & 73 = 0 THEN RETURN 13; END IF; -- EACCES
+		RETURN 0;
+	END IF;
+	IF c_uid = n_uid THEN
+		bits := (n_mode >> 6) & 7;
+	ELSIF cairn_in_group(c_groups, n_gid) THEN
+		bits := (n_mode >> 3) & 7;
+	ELSE
+		bits := n_mode & 7;
+	END IF;
+	IF bits & p_mask <> p_mask THEN RETURN 13; END IF;
+	RETURN 0;
+END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_may_delete(d_mode bigint, d_uid bigint, d_gid bigint, v_uid bigint,
+	c_uid bigint, c_groups text) RETURNS int
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+	err int;
+BEGIN
+	err := cairn_access(2, d_mode, d_uid, d_gid, c_uid, c_groups, 3);
+	IF err <> 0 THEN RETURN err; END IF;
+	IF d_mode & 512 <> 0 AND c_uid <> 0 AND c_uid <> d_uid AND c_uid <> v_uid THEN RETURN 1; END IF; -- EPERM
+	RETURN 0;
+END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_create(p_parent bigint, p_name bytea, p_ino bigint, p_ftype bigint, p_mode bigint,
+	p_rdev bigint, p_target bytea, c_uid bigint, c_gid bigint, c_groups text, p_now bigint, p_max_inodes bigint)
+RETURNS TABLE (r_errno int, r_ftype bigint, r_mode bigint, r_uid bigint, r_gid bigint, r_rdev bigint,
+	r_nlink bigint, r_length bigint, r_atime bigint, r_mtime bigint, r_ctime bigint, r_parent bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	p cairn_node%ROWTYPE;
+	used bigint;
+BEGIN
+	SELECT * INTO p FROM cairn_node WHERE ino = p_parent FOR UPDATE;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
+	IF p.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;      -- ENOTDIR
+	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 1);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	PERFORM 1 FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+	IF FOUND THEN r_errno := 17; RETURN NEXT; RETURN; END IF;            -- EEXIST
+	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 3);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	IF p_max_inodes > 0 THEN
+		SELECT inodes INTO used FROM cairn_usage WHERE id = 1;
+		IF used + 1 > p_max_inodes THEN r_errno := 28; RETURN NEXT; RETURN; END IF; -- ENOSPC
+	END IF;
+	-- meta.InitAttr
+	r_ftype := p_ftype; r_mode := p_mode & 4095; r_uid := c_uid; r_gid := c_gid; r_rdev := p_rdev;
+	r_nlink := 1; r_length := 0; r_parent := 0;
+	r_atime := p_now; r_mtime := p_now; r_ctime := p_now;
+	IF p.mode & 1024 <> 0 THEN
+		r_gid := p.gid;
+		IF p_ftype = 2 THEN
+			r_mode := r_mode | 1024;
+		ELSIF r_mode & 1032 = 1032 AND c_uid <> 0 AND NOT cairn_in_group(c_groups, r_gid) THEN
+			r_mode := r_mode & ~1024::bigint;
+		END IF;
+	END IF;
+	IF p_ftype = 2 THEN r_nlink := 2; r_length := 4096; r_parent := p_parent; END IF;
+	IF p_ftype = 3 THEN
+		r_length := octet_length(p_target);
+		INSERT INTO cairn_symlink (ino, target) VALUES (p_ino, p_target);
+	END IF;
+	INSERT INTO cairn_node (ino, ftype, mode, uid, gid, rdev, nlink, length, atime, mtime, ctime, parent)
+		VALUES (p_ino, r_ftype, r_mode, r_uid, r_gid, r_rdev, r_nlink, r_length, p_now, p_now, p_now, r_parent);
+	INSERT INTO cairn_edge (parent, name, ino, ftype) VALUES (p_parent, p_name, p_ino, p_ftype);
+	UPDATE cairn_node SET nlink = nlink + CASE WHEN p_ftype = 2 THEN 1 ELSE 0 END, mtime = p_now, ctime = p_now
+		WHERE ino = p_parent;
+	UPDATE cairn_usage SET inodes = inodes + 1 WHERE id = 1;
+	RETURN NEXT;
+END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_remove(p_parent bigint, p_name bytea, c_uid bigint, c_groups text,
+	p_sid bigint, p_now bigint)
+RETURNS TABLE (r_errno int, r_ino bigint, r_ftype bigint, r_mode bigint, r_uid bigint, r_gid bigint, r_rdev bigint,
+	r_nlink bigint, r_length bigint, r_atime bigint, r_mtime bigint, r_ctime bigint, r_parent bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	p cairn_node%ROWTYPE;
+	v cairn_node%ROWTYPE;
+BEGIN
+	SELECT * INTO p FROM cairn_node WHERE ino = p_parent FOR UPDATE;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
+	IF p.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;      -- ENOTDIR
+	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 1);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	SELECT ino INTO r_ino FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;
+	SELECT * INTO v FROM cairn_node WHERE ino = r_ino FOR UPDATE;
+	IF NOT FOUND THEN r_errno := 5; RETURN NEXT; RETURN; END IF;          -- EIO: entry without inode
+	r_errno := cairn_may_delete(p.mode, p.uid, p.gid, v.uid, c_uid, c_groups);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	IF v.ftype = 2 THEN r_errno := 21; RETURN NEXT; RETURN; END IF;      -- EISDIR
+	DELETE FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+	UPDATE cairn_node SET nlink = nlink - 1, ctime = p_now WHERE ino = r_ino;
+	IF v.nlink = 1 THEN
+		INSERT INTO cairn_orphan (ino, sid) VALUES (r_ino, p_sid);
+	END IF;
+	UPDATE cairn_node SET mtime = p_now, ctime = p_now WHERE ino = p_parent;
+	r_ftype := v.ftype; r_mode := v.mode; r_uid := v.uid; r_gid := v.gid; r_rdev := v.rdev;
+	r_nlink := v.nlink - 1; r_length := v.length; r_atime := v.atime; r_mtime := v.mtime; r_ctime := p_now;
+	r_parent := v.parent;
+	RETURN NEXT;
+END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_rmdir(p_parent bigint, p_name bytea, c_uid bigint, c_groups text, p_now bigint)
+RETURNS TABLE (r_errno int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	p cairn_node%ROWTYPE;
+	v cairn_node%ROWTYPE;
+	target bigint;
+BEGIN
+	SELECT * INTO p FROM cairn_node WHERE ino = p_parent FOR UPDATE;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
+	IF p.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;      -- ENOTDIR
+	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 1);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	SELECT ino INTO target FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;
+	SELECT * INTO v FROM cairn_node WHERE ino = target FOR UPDATE;
+	IF NOT FOUND THEN r_errno := 5; RETURN NEXT; RETURN; END IF;          -- EIO: entry without inode
+	r_errno := cairn_may_delete(p.mode, p.uid, p.gid, v.uid, c_uid, c_groups);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	IF v.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;
+	-- Entries are made under their directory's row lock, which is held.
+	PERFORM 1 FROM cairn_edge WHERE parent = target LIMIT 1;
+	IF FOUND THEN r_errno := 39; RETURN NEXT; RETURN; END IF;            -- ENOTEMPTY
+	DELETE FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+	UPDATE cairn_node SET nlink = nlink - 1, mtime = p_now, ctime = p_now WHERE ino = p_parent;
+	DELETE FROM cairn_node WHERE ino = target;
+	DELETE FROM cairn_xattr WHERE ino = target;
+	DELETE FROM cairn_flock WHERE ino = target;
+	DELETE FROM cairn_plock WHERE ino = target;
+	UPDATE cairn_usage SET inodes = inodes - 1 WHERE id = 1;
+	RETURN NEXT;
+END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_is_ancestor(p_dir bigint, p_ino bigint) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	cur bigint := p_ino;
+BEGIN
+	FOR i IN 1..65536 LOOP
+		IF cur = p_dir THEN RETURN 1; END IF;
+		IF cur = 1 OR cur IS NULL THEN RETURN 0; END IF;
+		SELECT parent INTO cur FROM cairn_node WHERE ino = cur;
+	END LOOP;
+	RETURN -1; -- a parent chain too long: the tree may hold a loop
+END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_move(p_sp bigint, p_sn bytea, p_dp bigint, p_dn bytea, p_flags bigint,
+	c_uid bigint, c_groups text, p_sid bigint, p_now bigint)
+RETURNS TABLE (r_errno int, r_ino bigint, r_replaced bigint, r_ftype bigint, r_mode bigint, r_uid bigint,
+	r_gid bigint, r_rdev bigint, r_nlink bigint, r_length bigint, r_atime bigint, r_mtime bigint,
+	r_ctime bigint, r_parent bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	sp cairn_node%ROWTYPE;
+	dp cairn_node%ROWTYPE;
+	s cairn_node%ROWTYPE;
+	d cairn_node%ROWTYPE;
+	dst bigint;
+	has_dst boolean;
+	exchange boolean := p_flags & 2 <> 0;
+	cross_locked boolean := false;
+	sp_delta bigint := 0;
+	dp_delta bigint := 0;
+	anc int;
+BEGIN
+	r_ino := 0; r_replaced := 0;
+	-- Moving a directory between parents takes the rename lock first
+	-- (rename.go: lockCrossDirectoryRenames). The entries' types are peeked
+	-- at before any lock and checked again under the locks.
+	IF p_sp <> p_dp AND EXISTS (SELECT 1 FROM cairn_edge WHERE ftype = 2 AND
+		(parent = p_sp AND name = p_sn OR parent = p_dp AND name = p_dn)) THEN
+		PERFORM 1 FROM cairn_counter WHERE name = 'rename' FOR UPDATE;
+		cross_locked := true;
+	END IF;
+	PERFORM 1 FROM cairn_node WHERE ino IN (p_sp, p_dp) ORDER BY ino FOR UPDATE;
+	SELECT * INTO sp FROM cairn_node WHERE ino = p_sp;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
+	IF sp.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;     -- ENOTDIR
+	r_errno := cairn_access(sp.ftype, sp.mode, sp.uid, sp.gid, c_uid, c_groups, 1);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	SELECT * INTO dp FROM cairn_node WHERE ino = p_dp;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;
+	IF dp.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;
+	r_errno := cairn_access(dp.ftype, dp.mode, dp.uid, dp.gid, c_uid, c_groups, 1);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	SELECT ino INTO r_ino FROM cairn_edge WHERE parent = p_sp AND name = p_sn;
+	IF NOT FOUND THEN r_errno := 2; r_ino := 0; RETURN NEXT; RETURN; END IF;
+	SELECT ino INTO dst FROM cairn_edge WHERE parent = p_dp AND name = p_dn;
+	has_dst := FOUND;
+	IF p_flags & 1 <> 0 AND has_dst THEN r_errno := 17; RETURN NEXT; RETURN; END IF; -- EEXIST
+	IF exchange AND NOT has_dst THEN r_errno := 2; RETURN NEXT; RETURN; END IF;
+	PERFORM 1 FROM cairn_node WHERE ino IN (r_ino, dst) ORDER BY ino FOR UPDATE;
+	SELECT * INTO s FROM cairn_node WHERE ino = r_ino;
+	IF NOT FOUND THEN r_errno := 5; RETURN NEXT; RETURN; END IF;          -- EIO: entry without inode
+	IF has_dst THEN
+		SELECT * INTO d FROM cairn_node WHERE ino = dst;
+		IF NOT FOUND THEN r_errno := 5; RETURN NEXT; RETURN; END IF;
+	END IF;
+	r_ftype := s.ftype; r_mode := s.mode; r_uid := s.uid; r_gid := s.gid; r_rdev := s.rdev;
+	r_nlink := s.nlink; r_length := s.length; r_atime := s.atime; r_mtime := s.mtime; r_ctime := s.ctime;
+	r_parent := s.parent;
+	IF has_dst AND dst = r_ino THEN RETURN NEXT; RETURN; END IF;          -- two names of one inode
+	IF p_sp <> p_dp AND NOT cross_locked AND (s.ftype = 2 OR (has_dst AND d.ftype = 2)) THEN
+		r_errno := -1; RETURN NEXT; RETURN;                               -- changed since the peek: again
+	END IF;
+	IF s.ftype = 2 AND p_sp <> p_dp THEN
+		anc := cairn_is_ancestor(r_ino, p_dp);
+		IF anc < 0 THEN r_errno := 5; RETURN NEXT; RETURN; END IF;
+		IF anc > 0 THEN r_errno := 22; RETURN NEXT; RETURN; END IF;       -- EINVAL
+	END IF;
+	IF has_dst AND d.ftype = 2 AND p_sp <> p_dp THEN
+		anc := cairn_is_ancestor(dst, p_sp);
+		IF anc < 0 THEN r_errno := 5; RETURN NEXT; RETURN; END IF;
+		IF anc > 0 THEN
+			r_errno := CASE WHEN exchange THEN 22 ELSE 39 END;            -- EINVAL, ENOTEMPTY
+			RETURN NEXT; RETURN;
+		END IF;
+	END IF;
+	r_errno := cairn_may_delete(sp.mode, sp.uid, sp.gid, s.uid, c_uid, c_groups);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	IF has_dst THEN
+		r_errno := cairn_may_delete(dp.mode, dp.uid, dp.gid, d.uid, c_uid, c_groups);
+	ELSE
+		r_errno := cairn_access(dp.ftype, dp.mode, dp.uid, dp.gid, c_uid, c_groups, 3);
+	END IF;
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	IF has_dst AND NOT exchange THEN
+		IF s.ftype = 2 AND d.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF; -- ENOTDIR
+		IF s.ftype <> 2 AND d.ftype = 2 THEN r_errno := 21; RETURN NEXT; RETURN; END IF; -- EISDIR
+	END IF;
+	IF p_sp <> p_dp THEN
+		IF s.ftype = 2 THEN
+			r_errno := cairn_access(s.ftype, s.mode, s.uid, s.gid, c_uid, c_groups, 2);
+			IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+		END IF;
+		IF exchange AND d.ftype = 2 THEN
+			r_errno := cairn_access(d.ftype, d.mode, d.uid, d.gid, c_uid, c_groups, 2);
+			IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+		END IF;
+	END IF;
+	IF has_dst AND NOT exchange AND d.ftype = 2 THEN
+		PERFORM 1 FROM cairn_edge WHERE parent = dst LIMIT 1;
+		IF FOUND THEN r_errno := 39; RETURN NEXT; RETURN; END IF;        -- ENOTEMPTY
+	END IF;
+
+	IF exchange THEN
+		UPDATE cairn_edge SET ino = dst, ftype = d.ftype WHERE parent = p_sp AND name = p_sn;
+		UPDATE cairn_edge SET ino = r_ino, ftype = s.ftype WHERE parent = p_dp AND name = p_dn;
+		IF p_sp <> p_dp AND d.ftype = 2 THEN
+			dp_delta := dp_delta - 1; sp_delta := sp_delta + 1;
+			UPDATE cairn_node SET parent = p_sp, ctime = p_now WHERE ino = dst;
+		ELSE
+			UPDATE cairn_node SET ctime = p_now WHERE ino = dst;
+		END IF;
+	ELSE
+		IF has_dst THEN
+			IF d.ftype = 2 THEN
+				dp_delta := dp_delta - 1;
+				DELETE FROM cairn_node WHERE ino = dst;
+				DELETE FROM cairn_xattr WHERE ino = dst;
+				DELETE FROM cairn_flock WHERE ino = dst;
+				DELETE FROM cairn_plock WHERE ino = dst;
+			ELSE
+				UPDATE cairn_node SET nlink = nlink - 1, ctime = p_now WHERE ino = dst;
+				IF d.nlink = 1 THEN
+					INSERT INTO cairn_orphan (ino, sid) VALUES (dst, p_sid);
+					r_replaced := dst;
+				END IF;
+			END IF;
+			UPDATE cairn_edge SET ino = r_ino, ftype = s.ftype WHERE parent = p_dp AND name = p_dn;
+		ELSE
+			INSERT INTO cairn_edge (parent, name, ino, ftype) VALUES (p_dp, p_dn, r_ino, s.ftype);
+		END IF;
+		DELETE FROM cairn_edge WHERE parent = p_sp AND name = p_sn;
+	END IF;
+	IF p_sp <> p_dp AND s.ftype = 2 THEN
+		sp_delta := sp_delta - 1; dp_delta := dp_delta + 1;
+		r_parent := p_dp;
+	END IF;
+	r_ctime := p_now;
+	UPDATE cairn_node SET parent = r_parent, ctime = p_now WHERE ino = r_ino;
+	IF p_sp = p_dp THEN
+		UPDATE cairn_node SET nlink = nlink + sp_delta + dp_delta, mtime = p_now, ctime = p_now WHERE ino = p_sp;
+	ELSE
+		UPDATE cairn_node SET nlink = nlink + sp_delta, mtime = p_now, ctime = p_now WHERE ino = p_sp;
+		UPDATE cairn_node SET nlink = nlink + dp_delta, mtime = p_now, ctime = p_now WHERE ino = p_dp;
+	END IF;
+	IF has_dst AND NOT exchange AND d.ftype = 2 THEN
+		UPDATE cairn_usage SET inodes = inodes - 1 WHERE id = 1;
+	END IF;
+	RETURN NEXT;
+END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_link(p_ino bigint, p_parent bigint, p_name bytea, c_uid bigint, c_groups text,
+	p_now bigint)
+RETURNS TABLE (r_errno int, r_ftype bigint, r_mode bigint, r_uid bigint, r_gid bigint, r_rdev bigint,
+	r_nlink bigint, r_length bigint, r_atime bigint, r_mtime bigint, r_ctime bigint, r_parent bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	p cairn_node%ROWTYPE;
+	f cairn_node%ROWTYPE;
+BEGIN
+	PERFORM 1 FROM cairn_node WHERE ino IN (p_ino, p_parent) ORDER BY ino FOR UPDATE;
+	SELECT * INTO p FROM cairn_node WHERE ino = p_parent;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
+	IF p.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;      -- ENOTDIR
+	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 1);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	SELECT * INTO f FROM cairn_node WHERE ino = p_ino;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;
+	PERFORM 1 FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+	IF FOUND THEN r_errno := 17; RETURN NEXT; RETURN; END IF;            -- EEXIST
+	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 3);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	IF f.ftype = 2 THEN r_errno := 1; RETURN NEXT; RETURN; END IF;       -- EPERM
+	IF f.nlink = 0 THEN r_errno := 2; RETURN NEXT; RETURN; END IF;
+	IF f.nlink >= 65000 THEN r_errno := 31; RETURN NEXT; RETURN; END IF; -- EMLINK (maxLinks)
+	UPDATE cairn_node SET nlink = nlink + 1, ctime = p_now WHERE ino = p_ino;
+	INSERT INTO cairn_edge (parent, name, ino, ftype) VALUES (p_parent, p_name, p_ino, f.ftype);
+	UPDATE cairn_node SET mtime = p_now, ctime = p_now WHERE ino = p_parent;
+	r_ftype := f.ftype; r_mode := f.mode; r_uid := f.uid; r_gid := f.gid; r_rdev := f.rdev;
+	r_nlink := f.nlink + 1; r_length := f.length; r_atime := f.atime; r_mtime := f.mtime; r_ctime := p_now;
+	r_parent := f.parent;
+	RETURN NEXT;
+END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_setxattr(p_ino bigint, p_name bytea, p_value bytea, p_flags bigint,
+	c_uid bigint, p_now bigint)
+RETURNS TABLE (r_errno int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	owner bigint;
+	present boolean;
+BEGIN
+	SELECT uid INTO owner FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
+	IF c_uid <> 0 AND c_uid <> owner THEN r_errno := 1; RETURN NEXT; RETURN; END IF; -- EPERM
+	IF p_flags <> 0 THEN
+		present := EXISTS (SELECT 1 FROM cairn_xattr WHERE ino = p_ino AND name = p_name);
+		IF present AND p_flags = 1 THEN r_errno := 17; RETURN NEXT; RETURN; END IF;     -- EEXIST
+		IF NOT present AND p_flags = 2 THEN r_errno := 61; RETURN NEXT; RETURN; END IF; -- ENODATA
+	END IF;
+	INSERT INTO cairn_xattr AS x (ino, name, value) VALUES (p_ino, p_name, p_value)
+		ON CONFLICT (ino, name) DO UPDATE SET value = excluded.value;
+	UPDATE cairn_node SET ctime = p_now WHERE ino = p_ino;
+	r_errno := 0;
+	RETURN NEXT;
+END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_removexattr(p_ino bigint, p_name bytea, c_uid bigint, p_now bigint)
+RETURNS TABLE (r_errno int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	owner bigint;
+BEGIN
+	SELECT uid INTO owner FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
+	IF c_uid <> 0 AND c_uid <> owner THEN r_errno := 1; RETURN NEXT; RETURN; END IF; -- EPERM
+	DELETE FROM cairn_xattr WHERE ino = p_ino AND name = p_name;
+	IF NOT FOUND THEN r_errno := 61; RETURN NEXT; RETURN; END IF;         -- ENODATA
+	UPDATE cairn_node SET ctime = p_now WHERE ino = p_ino;
+	r_errno := 0;
+	RETURN NEXT;
+END
+$$`}

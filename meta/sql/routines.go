@@ -1,0 +1,237 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"cairn/meta"
+)
+
+// routine is a server-side function (PostgreSQL) or stored procedure
+// (MySQL/MariaDB) that Init installs: a whole namespace operation, its
+// permission checks included, as one statement and so one round trip.
+// Each answers with one row: an errno (0 done, > 0 the operation's POSIX
+// error, < 0 run it again) and then cols.
+type routine struct {
+	name string
+	args int
+	cols []string
+}
+
+// attrCols are the r_ columns a routine returns an inode's attributes in,
+// in scanAttr's order.
+var attrCols = strings.Split("r_"+strings.ReplaceAll(nodeCols, ", ", ", r_"), ", ")
+
+var (
+	routineCreate      = routine{name: "cairn_create", args: 12, cols: attrCols}
+	routineRemove      = routine{name: "cairn_remove", args: 6, cols: append([]string{"r_ino"}, attrCols...)}
+	routineRmdir       = routine{name: "cairn_rmdir", args: 5}
+	routineMove        = routine{name: "cairn_move", args: 9, cols: append([]string{"r_ino", "r_replaced"}, attrCols...)}
+	routineLink        = routine{name: "cairn_link", args: 6, cols: attrCols}
+	routineSetXattr    = routine{name: "cairn_setxattr", args: 6}
+	routineRemoveXattr = routine{name: "cairn_removexattr", args: 4}
+)
+
+// routinesVersion is the behaviour of the routines Init installs. Load
+// installs them again when the volume records an older version, so that a
+// volume formatted by an earlier release gains them; a release that
+// changes a routine's arguments or results gives it a new name, so that
+// clients of both releases can share the volume while they are upgraded.
+const routinesVersion = 3
+
+// callStatement is the statement that calls r and returns its row, with a
+// missing value read as 0.
+func (d *dialect) callStatement(r routine) string {
+	marks := strings.TrimSuffix(strings.Repeat("?, ", r.args), ", ")
+	if d.callProcedure {
+		return "CALL " + r.name + "(" + marks + ")"
+	}
+	cols := append([]string{"r_errno"}, r.cols...)
+	for i, c := range cols {
+		cols[i] = "coalesce(" + c + ", 0)"
+	}
+	return "SELECT " + strings.Join(cols, ", ") + " FROM " + r.name + "(" + marks + ")"
+}
+
+// groupsArg is cred's groups as the routines read them: ",gid,g1,g2,".
+func groupsArg(cred meta.Cred) string {
+	var b strings.Builder
+	b.WriteByte(',')
+	b.WriteString(strconv.FormatUint(uint64(cred.Gid), 10))
+	b.WriteByte(',')
+	for _, g := range cred.Gids {
+		b.WriteString(strconv.FormatUint(uint64(g), 10))
+		b.WriteByte(',')
+	}
+	return b.String()
+}
+
+// errMissingRoutine is a routine the database does not have: the volume
+// was formatted by an earlier release and Load could not install it. The
+// caller runs the operation as a general transaction instead.
+var errMissingRoutine = errors.New("server-side routine not installed")
+
+// errStale is a routine's answer that what it found changed between a
+// look without locks and the locks; the operation runs again.
+var errStale = errors.New("attributes changed under the operation")
+
+// callRoutine runs r with args as one statement, re-running it on
+// conflicts, and scans the columns after its errno into dest. doing says
+// in words what is lost when the connection breaks during the call
+// ("removing \"x\", it may or may not be gone"): the outcome is then
+// unknown, and the call is not repeated.
+func (e *Engine) callRoutine(ctx context.Context, r routine, doing func() string, args []any, dest ...any) error {
+	return e.callSettled(ctx, r, doing, nil, args, dest...)
+}
+
+// callSettled is callRoutine for an operation whose outcome can be found
+// out afterwards: when the connection breaks during the call, settled
+// (which reads with e.read, so waits for a restarting server) reports
+// whether the operation took effect, and fills dest if so; if not, the
+// call runs again. settled may instead return the errno the operation
+// fails with. An EEXIST after such a break is settled too: it may be
+// the operation's own earlier effect.
+func (e *Engine) callSettled(ctx context.Context, r routine, doing func() string, settled func() (bool, error), args []any, dest ...any) error {
+	q := e.d.callStatement(r)
+	broke := false
+	return e.retry(ctx, func() (bool, error) {
+		c := &conn{ctx: ctx, e: e, q: e.db}
+		var errno int64
+		err := c.queryRow(q, args...).Scan(append([]any{&errno}, dest...)...)
+		if settled != nil && ((err != nil && e.d.unknownOutcome(err)) || (broke && errno == int64(syscall.EEXIST))) {
+			broke = true
+			done, err2 := settled()
+			var own syscall.Errno
+			switch {
+			case errors.As(err2, &own) && !networkErrno(own):
+				return false, err2 // the operation's own result after all
+			case err2 != nil:
+				return true, fmt.Errorf("%w: the connection broke while %s: %v; then: %v", meta.ErrIO, doing(), err, err2)
+			case done:
+				return false, nil
+			}
+			return false, errStale // it did not happen: again
+		}
+		switch {
+		case err != nil && e.d.missingRoutine != nil && e.d.missingRoutine(err):
+			return false, errMissingRoutine
+		case err != nil && e.d.unknownOutcome(err):
+			return true, fmt.Errorf("%w: the connection broke while %s: %v", meta.ErrIO, doing(), err)
+		case err != nil:
+			return false, err
+		case errno < 0:
+			return false, errStale
+		case errno == int64(syscall.EIO):
+			return false, fmt.Errorf("%s: an entry names a missing inode: %w", doing(), meta.ErrIO)
+		case errno > 0:
+			return false, syscall.Errno(errno)
+		}
+		return false, nil
+	})
+}
+
+// maxInodes is the volume's inode limit, 0 for none.
+func (e *Engine) maxInodes() int64 {
+	if f := e.limits.Load(); f != nil {
+		return int64(f.Inodes)
+	}
+	return 0
+}
+
+// mknodRoutine is Mknod as one call of cairn_create.
+func (e *Engine) mknodRoutine(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, ino meta.Ino, typ meta.FileType, mode uint16, rdev uint32, target string) (meta.Attr, error) {
+	var a meta.Attr
+	dest, finish := attrDest(&a)
+	// The inode number is this call's own, so the entry tells whether
+	// a call cut off by a broken connection made it.
+	settled := func() (bool, error) {
+		var got int64
+		err := e.read(ctx, func(c *conn) error {
+			return c.queryRow("SELECT e.ino, n."+strings.ReplaceAll(nodeCols, ", ", ", n.")+" FROM cairn_edge e "+
+				"JOIN cairn_node n ON n.ino = e.ino WHERE e.parent = ? AND e.name = ?", int64(parent), nameArg(name)).
+				Scan(append([]any{&got}, dest...)...)
+		})
+		switch {
+		case isNoRows(err):
+			return false, nil
+		case err != nil:
+			return false, err
+		case got != int64(ino):
+			return false, meta.ErrExists // somebody else's
+		}
+		return true, nil
+	}
+	err := e.callSettled(ctx, routineCreate, func() string { return fmt.Sprintf("creating %q, it may or may not exist", name) }, settled,
+		[]any{int64(parent), nameArg(name), int64(ino), int64(typ), int64(mode), int64(rdev), []byte(target),
+			int64(cred.Uid), int64(cred.Gid), groupsArg(cred), nowNs(), e.maxInodes()}, dest...)
+	if err != nil {
+		return meta.Attr{}, err
+	}
+	finish()
+	return a, nil
+}
+
+// unlinkRoutine is Unlink as one call of cairn_remove.
+func (e *Engine) unlinkRoutine(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, sid uint64) (meta.Ino, meta.Attr, error) {
+	var a meta.Attr
+	var ino int64
+	dest, finish := attrDest(&a)
+	err := e.callRoutine(ctx, routineRemove, func() string { return fmt.Sprintf("removing %q, it may or may not be gone", name) },
+		[]any{int64(parent), nameArg(name), int64(cred.Uid), groupsArg(cred), int64(sid), nowNs()},
+		append([]any{&ino}, dest...)...)
+	if err != nil {
+		return 0, meta.Attr{}, err
+	}
+	finish()
+	return meta.Ino(ino), a, nil
+}
+
+// rmdirRoutine is Rmdir as one call of cairn_rmdir.
+func (e *Engine) rmdirRoutine(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) error {
+	return e.callRoutine(ctx, routineRmdir, func() string { return fmt.Sprintf("removing directory %q, it may or may not be gone", name) },
+		[]any{int64(parent), nameArg(name), int64(cred.Uid), groupsArg(cred), nowNs()})
+}
+
+// renameRoutine is Rename as one call of cairn_move.
+func (e *Engine) renameRoutine(ctx context.Context, cred meta.Cred, sp meta.Ino, sn string, dp meta.Ino, dn string, flags uint32, sid uint64) (meta.Ino, meta.Attr, meta.Ino, error) {
+	var a meta.Attr
+	var moved, replaced int64
+	dest, finish := attrDest(&a)
+	err := e.callRoutine(ctx, routineMove, func() string { return fmt.Sprintf("renaming %q, it may or may not have moved", sn) },
+		[]any{int64(sp), nameArg(sn), int64(dp), nameArg(dn), int64(flags), int64(cred.Uid), groupsArg(cred), int64(sid), nowNs()},
+		append([]any{&moved, &replaced}, dest...)...)
+	if err != nil {
+		return 0, meta.Attr{}, 0, err
+	}
+	finish()
+	return meta.Ino(moved), a, meta.Ino(replaced), nil
+}
+
+// linkRoutine is Link as one call of cairn_link.
+func (e *Engine) linkRoutine(ctx context.Context, cred meta.Cred, ino, parent meta.Ino, name string) (meta.Attr, error) {
+	var a meta.Attr
+	dest, finish := attrDest(&a)
+	err := e.callRoutine(ctx, routineLink, func() string { return fmt.Sprintf("linking %q, it may or may not exist", name) },
+		[]any{int64(ino), int64(parent), nameArg(name), int64(cred.Uid), groupsArg(cred), nowNs()}, dest...)
+	if err != nil {
+		return meta.Attr{}, err
+	}
+	finish()
+	return a, nil
+}
+
+// setXattrRoutine is SetXattr as one call of cairn_setxattr.
+func (e *Engine) setXattrRoutine(ctx context.Context, cred meta.Cred, ino meta.Ino, name string, value []byte, flags uint32) error {
+	return e.callRoutine(ctx, routineSetXattr, func() string { return fmt.Sprintf("setting xattr %q, it may or may not be set", name) },
+		[]any{int64(ino), nameArg(name), blobArg(value), int64(flags), int64(cred.Uid), nowNs()})
+}
+
+// removeXattrRoutine is RemoveXattr as one call of cairn_removexattr.
+func (e *Engine) removeXattrRoutine(ctx context.Context, cred meta.Cred, ino meta.Ino, name string) error {
+	return e.callRoutine(ctx, routineRemoveXattr, func() string { return fmt.Sprintf("removing xattr %q, it may or may not be gone", name) },
+		[]any{int64(ino), nameArg(name), int64(cred.Uid), nowNs()})
+}
