@@ -34,6 +34,7 @@ var (
 	routineLink        = routine{name: "cairn_link", args: 6, cols: attrCols}
 	routineSetXattr    = routine{name: "cairn_setxattr", args: 6}
 	routineRemoveXattr = routine{name: "cairn_removexattr", args: 4}
+	routineSetAttr     = routine{name: "cairn_setattr", args: 10, cols: attrCols}
 )
 
 // routinesVersion is the behaviour of the routines Init installs. Load
@@ -41,7 +42,7 @@ var (
 // volume formatted by an earlier release gains them; a release that
 // changes a routine's arguments or results gives it a new name, so that
 // clients of both releases can share the volume while they are upgraded.
-const routinesVersion = 3
+const routinesVersion = 4
 
 // callStatement is the statement that calls r and returns its row, with a
 // missing value read as 0.
@@ -234,4 +235,39 @@ func (e *Engine) setXattrRoutine(ctx context.Context, cred meta.Cred, ino meta.I
 func (e *Engine) removeXattrRoutine(ctx context.Context, cred meta.Cred, ino meta.Ino, name string) error {
 	return e.callRoutine(ctx, routineRemoveXattr, func() string { return fmt.Sprintf("removing xattr %q, it may or may not be gone", name) },
 		[]any{int64(ino), nameArg(name), int64(cred.Uid), nowNs()})
+}
+
+// setAttrRoutine is SetAttr as one call of cairn_setattr.
+func (e *Engine) setAttrRoutine(ctx context.Context, cred meta.Cred, ino meta.Ino, set meta.SetAttr) (meta.Attr, error) {
+	var which, mode, uid, gid, atime, mtime int64
+	if set.Mode != nil {
+		which, mode = which|1, int64(*set.Mode)
+	}
+	if set.Uid != nil {
+		which, uid = which|2, int64(*set.Uid)
+	}
+	if set.Gid != nil {
+		which, gid = which|4, int64(*set.Gid)
+	}
+	if set.Atime != nil {
+		which, atime = which|8, *set.Atime
+	}
+	if set.Mtime != nil {
+		which, mtime = which|16, *set.Mtime
+	}
+	if set.AtimeNow {
+		which |= 32
+	}
+	if set.MtimeNow {
+		which |= 64
+	}
+	var a meta.Attr
+	dest, finish := attrDest(&a)
+	err := e.callRoutine(ctx, routineSetAttr, func() string { return fmt.Sprintf("changing inode %d, it may or may not have changed", ino) },
+		[]any{int64(ino), which, mode, uid, gid, atime, mtime, int64(cred.Uid), groupsArg(cred), nowNs()}, dest...)
+	if err != nil {
+		return meta.Attr{}, err
+	}
+	finish()
+	return a, nil
 }

@@ -126,7 +126,58 @@ func checkRoutineRules(t *testing.T, e *Engine) {
 			}
 		}
 	}
+	cases += checkSetAttrRule(t, e, creds)
 	t.Logf("%d cases agree", cases)
+}
+
+// checkSetAttrRule compares SetAttr through cairn_setattr with
+// meta.ApplySetAttr: one file and one directory, reset by root to each
+// starting mode and owner, then changed by every caller in every way.
+func checkSetAttrRule(t *testing.T, e *Engine, creds []meta.Cred) (cases int) {
+	ctx := context.Background()
+	m := func(v uint16) *uint16 { return &v }
+	u := func(v uint32) *uint32 { return &v }
+	ts := func(v int64) *int64 { return &v }
+	sets := []meta.SetAttr{
+		{}, {Mode: m(0600)}, {Mode: m(02755)}, {Mode: m(06777)}, {Mode: m(01777)},
+		{Uid: u(1000)}, {Uid: u(1001)}, {Gid: u(1000)}, {Gid: u(7)}, {Gid: u(2000)}, {Uid: u(0), Gid: u(0)},
+		{Mode: m(02775), Gid: u(7)}, {Mode: m(02775), Gid: u(2000)},
+		{Atime: ts(1234567890123456789)}, {Mtime: ts(-5)}, {AtimeNow: true}, {MtimeNow: true},
+		{AtimeNow: true, MtimeNow: true}, {Atime: ts(1), MtimeNow: true},
+	}
+	for i, typ := range []meta.FileType{meta.TypeFile, meta.TypeDirectory} {
+		ino := meta.Ino(900 + i)
+		if _, err := e.Mknod(ctx, meta.RootCred, meta.RootIno, fmt.Sprintf("setattr%d", i), ino, typ, 0644, 0, ""); err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range []uint16{0644, 0666, 02775, 06755, 02070, 0} {
+			for _, owner := range [][2]uint32{{1000, 1000}, {0, 0}, {1001, 2000}} {
+				for _, cred := range creds {
+					for _, set := range sets {
+						base, err := e.SetAttr(ctx, meta.RootCred, ino, meta.SetAttr{Mode: &mode, Uid: &owner[0], Gid: &owner[1],
+							Atime: ts(11), Mtime: ts(22)})
+						if err != nil {
+							t.Fatal(err)
+						}
+						got, gotErr := e.SetAttr(ctx, cred, ino, set)
+						want := base
+						now := got.Ctime
+						if gotErr != nil {
+							now = base.Ctime + 1
+						}
+						wantErr := meta.ApplySetAttr(&want, cred, set, now)
+						cases++
+						if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && !errors.Is(gotErr, wantErr)) {
+							t.Errorf("SetAttr(%+v) of %+v as %+v: routine %v, Go %v", set, base, cred, gotErr, wantErr)
+						} else if gotErr == nil && got != want {
+							t.Errorf("SetAttr(%+v) of %+v as %+v: routine %+v, Go %+v", set, base, cred, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	return cases
 }
 
 func TestPostgresRoutinesMatchGo(t *testing.T) {
