@@ -129,6 +129,23 @@ func benchOps(b *testing.B, open func(b *testing.B) *Engine) {
 			must(b, e.SetXattr(ctx, meta.RootCred, f, "user.k", []byte(fmt.Sprint(i)), 0))
 		})
 	})
+	b.Run("truncate", func(b *testing.B) {
+		e, d := setup(b)
+		f := mknod(b, e, d, "f", meta.TypeFile)
+		measure(b, e, func(i int) {
+			_, err := e.Truncate(ctx, meta.RootCred, f, uint64(i%2)*8192)
+			must(b, err)
+		})
+	})
+	b.Run("setlk", func(b *testing.B) {
+		e, d := setup(b)
+		f := mknod(b, e, d, "f", meta.TypeFile)
+		owner := meta.LockOwner{Session: 1, Owner: 7}
+		measure(b, e, func(i int) {
+			typ := []uint32{meta.LockWrite, meta.LockUnlock}[i%2]
+			must(b, e.SetLk(ctx, f, owner, meta.Lock{Type: typ, Start: 0, End: 4095, Pid: 1}))
+		})
+	})
 	b.Run("rmdir", func(b *testing.B) {
 		e, d := setup(b)
 		for i := 0; i < b.N; i++ {
