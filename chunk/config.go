@@ -18,7 +18,7 @@ type Config struct {
 	Downloaders int    // concurrent downloads and prefetches, default 10
 	CacheDir    string // local disk cache of blocks; "" = none
 	CacheSize   int64  // bytes of the disk cache, default 1 GiB
-	Readahead   int    // bytes read ahead of a sequential reader, default 4 blocks
+	Readahead   int    // most bytes read ahead of a sequential reader, default 64 MiB or 4 blocks, whichever is more
 
 	// Additions beyond the agreed API:
 
@@ -39,6 +39,14 @@ const (
 	defaultBufferSize = 300 << 20
 	defaultWorkers    = 10
 	defaultCacheSize  = 1 << 30
+	// defaultReadahead keeps a sequential reader of a remote store enough
+	// downloads ahead: at 4 MiB blocks and some 20 ms per block, 4 blocks
+	// in flight cap a reader of MinIO on loopback at about 400 MiB/s, 16
+	// at what the server can send.
+	defaultReadahead = 64 << 20
+	// minReadaheadBlocks is the window a sequential reader gets at first;
+	// it grows to Readahead as the reader keeps going.
+	minReadaheadBlocks = 4
 )
 
 func (c Config) withDefaults() (Config, error) {
@@ -70,7 +78,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.CacheSize = defaultCacheSize
 	}
 	if c.Readahead == 0 {
-		c.Readahead = 4 * c.BlockSize
+		c.Readahead = max(minReadaheadBlocks*c.BlockSize, defaultReadahead)
 	}
 	if c.Readahead < 0 {
 		c.Readahead = 0

@@ -12,9 +12,20 @@ var errEIO error = syscall.EIO
 // reader's requests slightly out of order), or at the start of a slice, is
 // taken as sequential. The table is bounded: when full it is forgotten
 // whole, which costs at most one missed readahead per reader.
+//
+// The window a sequential reader gets grows with what it has read in a
+// row: a program that reads the first few KiB of a big file (file(1), a
+// thumbnailer) costs a few blocks of downloads, one that streams it keeps
+// up to Config.Readahead in flight, which a remote store needs to reach
+// its bandwidth rather than one block's latency per block.
 type readahead struct {
-	mu   sync.Mutex
-	next map[uint64]uint32
+	mu      sync.Mutex
+	streams map[uint64]stream
+}
+
+type stream struct {
+	next uint32 // where the reader has got to
+	run  uint32 // bytes read sequentially up to next
 }
 
 const (
@@ -25,24 +36,32 @@ const (
 )
 
 func newReadahead() *readahead {
-	return &readahead{next: make(map[uint64]uint32)}
+	return &readahead{streams: make(map[uint64]stream)}
 }
 
-func (r *readahead) sequential(id uint64, off, end uint32) bool {
+// sequential records a read of [off,end) of slice id and says whether it
+// continues a sequential run, and how many bytes that run has covered.
+func (r *readahead) sequential(id uint64, off, end uint32) (bool, uint32) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	prev, ok := r.next[id]
-	if !ok && len(r.next) >= readaheadStreams {
-		clear(r.next)
+	prev, ok := r.streams[id]
+	if !ok && len(r.streams) >= readaheadStreams {
+		clear(r.streams)
 	}
-	if !ok || end > prev || int64(prev)-int64(off) > nearby {
-		r.next[id] = end
+	seq := off == 0 || (ok && int64(off) >= int64(prev.next)-nearby && int64(off) <= int64(prev.next)+nearby)
+	cur := prev
+	switch {
+	case !seq, !ok, off == 0 && prev.next > nearby:
+		cur = stream{next: end, run: end - off} // a new run starts here
+	case end > prev.next:
+		cur = stream{next: end, run: prev.run + (end - prev.next)}
 	}
-	return off == 0 || (ok && int64(off) >= int64(prev)-nearby && int64(off) <= int64(prev)+nearby)
+	r.streams[id] = cur
+	return seq, cur.run
 }
 
 func (r *readahead) forget(id uint64) {
 	r.mu.Lock()
-	delete(r.next, id)
+	delete(r.streams, id)
 	r.mu.Unlock()
 }

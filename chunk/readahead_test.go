@@ -19,8 +19,32 @@ func TestReadaheadSequential(t *testing.T) {
 		{2, 5000, 6000, false},         // a slice first read in the middle
 		{2, 6000, 7000, true},
 	} {
-		if got := r.sequential(c.id, c.off, c.end); got != c.want {
+		if got, _ := r.sequential(c.id, c.off, c.end); got != c.want {
 			t.Errorf("read %d (slice %d [%d,%d)): sequential = %v, want %v", i, c.id, c.off, c.end, got, c.want)
+		}
+	}
+}
+
+// TestReadaheadRun checks that the run of a sequential reader grows with
+// what it reads, survives requests that arrive out of order, and starts
+// again after a jump or a new start of the slice.
+func TestReadaheadRun(t *testing.T) {
+	r := newReadahead()
+	for i, c := range []struct {
+		off, end uint32
+		run      uint32
+	}{
+		{0, 100, 100},
+		{100, 200, 200},
+		{300, 400, 400}, // overtook the next one
+		{200, 300, 400}, // the late one adds nothing
+		{400, 1000, 1000},
+		{50 << 20, 51 << 20, 1 << 20}, // a jump: not sequential, a new run
+		{51 << 20, 52 << 20, 2 << 20},
+		{0, 10, 10}, // read again from the start
+	} {
+		if _, got := r.sequential(1, c.off, c.end); got != c.run {
+			t.Errorf("read %d [%d,%d): run %d, want %d", i, c.off, c.end, got, c.run)
 		}
 	}
 }

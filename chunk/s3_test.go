@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -111,7 +112,10 @@ func TestMinIOAgainstModel(t *testing.T) {
 }
 
 // BenchmarkMinIO measures block write and read throughput against MinIO on
-// loopback with the default block size.
+// loopback with the default block size, at several upload concurrencies
+// and readahead depths. Reads start from a Store with cold caches and go
+// through slices written by an earlier round, 128 KiB at a time, as FUSE
+// requests do.
 func BenchmarkMinIO(b *testing.B) {
 	m := testenv.MinIO(b)
 	obj, err := object.Open("s3", m.URL("bench"), object.Options{AccessKey: m.AccessKey, SecretKey: m.SecretKey})
@@ -122,31 +126,38 @@ func BenchmarkMinIO(b *testing.B) {
 		b.Fatal(err)
 	}
 	data := benchData()
-	b.Run("write", func(b *testing.B) {
-		s := newTestStore(b, obj, Config{})
-		b.SetBytes(MaxSliceSize)
-		for i := 0; i < b.N; i++ {
-			w := s.NewWriter(uint64(i + 1))
-			for off := 0; off < MaxSliceSize; off += len(data) {
-				w.WriteAt(data, uint32(off))
-				w.FlushTo(uint32(off + len(data)))
-			}
-			if err := w.Finish(context.Background(), MaxSliceSize); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("read", func(b *testing.B) {
-		buf := make([]byte, 1<<20)
-		b.SetBytes(MaxSliceSize)
-		for i := 0; i < b.N; i++ {
-			s := newTestStore(b, obj, Config{})
-			for off := 0; off < MaxSliceSize; off += len(buf) {
-				if _, err := s.ReadAt(context.Background(), 1, MaxSliceSize, buf, uint32(off)); err != nil {
-					b.Fatal(fmt.Errorf("read: %w", err))
+	var id atomic.Uint64
+	for _, uploaders := range []int{4, 10, 20} {
+		b.Run(fmt.Sprintf("write/uploaders=%d", uploaders), func(b *testing.B) {
+			s := newTestStore(b, obj, Config{Uploaders: uploaders})
+			b.SetBytes(MaxSliceSize)
+			for i := 0; i < b.N; i++ {
+				w := s.NewWriter(id.Add(1))
+				for off := 0; off < MaxSliceSize; off += len(data) {
+					w.WriteAt(data, uint32(off))
+					w.FlushTo(uint32(off + len(data)))
+				}
+				if err := w.Finish(context.Background(), MaxSliceSize); err != nil {
+					b.Fatal(err)
 				}
 			}
-			s.Close()
-		}
-	})
+		})
+	}
+	written := id.Load()
+	for _, blocks := range []int{4, 8, 16} {
+		b.Run(fmt.Sprintf("read/readahead=%dblocks", blocks), func(b *testing.B) {
+			buf := make([]byte, 128<<10)
+			b.SetBytes(MaxSliceSize)
+			for i := 0; i < b.N; i++ {
+				s := newTestStore(b, obj, Config{Readahead: blocks * defaultBlockSize, Downloaders: max(10, blocks)})
+				slice := uint64(i)%written + 1
+				for off := 0; off < MaxSliceSize; off += len(buf) {
+					if _, err := s.ReadAt(context.Background(), slice, MaxSliceSize, buf, uint32(off)); err != nil {
+						b.Fatal(fmt.Errorf("read: %w", err))
+					}
+				}
+				s.Close()
+			}
+		})
+	}
 }

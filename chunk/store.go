@@ -117,11 +117,12 @@ func (s *Store) ReadAt(ctx context.Context, id uint64, size uint32, p []byte, of
 		return 0, nil
 	}
 	bs := int64(s.cfg.BlockSize)
-	if s.cfg.Readahead > 0 && s.ra.sequential(id, off, uint32(end)) {
+	if seq, run := s.ra.sequential(id, off, uint32(end)); seq && s.cfg.Readahead > 0 {
 		if first := int64(off) / bs; first > 0 {
 			s.mem.demote(blockKey(id, int(first-1), int(bs)))
 		}
-		s.prefetch(id, size, int(end/bs), int((min(end+int64(s.cfg.Readahead), int64(size))-1)/bs))
+		window := min(int64(s.cfg.Readahead), max(minReadaheadBlocks*bs, 2*int64(run)))
+		s.prefetch(id, size, int(end/bs), int((min(end+window, int64(size))-1)/bs))
 	}
 	n := 0
 	for pos := int64(off); pos < end; {

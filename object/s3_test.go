@@ -14,7 +14,7 @@ import (
 	"cairn/object/objecttest"
 )
 
-func openMinIO(t *testing.T, m *testenv.MinIOServer, bucket string, opts object.Options) object.Store {
+func openMinIO(t testing.TB, m *testenv.MinIOServer, bucket string, opts object.Options) object.Store {
 	t.Helper()
 	if opts.AccessKey == "" {
 		opts.AccessKey, opts.SecretKey = m.AccessKey, m.SecretKey
