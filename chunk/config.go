@@ -18,7 +18,7 @@ type Config struct {
 	Downloaders int    // concurrent downloads and prefetches, default 10
 	CacheDir    string // local disk cache of blocks; "" = none
 	CacheSize   int64  // bytes of the disk cache, default 1 GiB
-	Readahead   int    // most bytes read ahead of a sequential reader, default 64 MiB or 4 blocks, whichever is more
+	Readahead   int    // most bytes read ahead of a sequential reader, default 64 MiB (at least 4 blocks, at most 32)
 
 	// Additions beyond the agreed API:
 
@@ -47,6 +47,9 @@ const (
 	// minReadaheadBlocks is the window a sequential reader gets at first;
 	// it grows to Readahead as the reader keeps going.
 	minReadaheadBlocks = 4
+	// maxReadaheadBlocks bounds the default window of small blocks, where
+	// 64 MiB would mean hundreds of downloads queued per reader.
+	maxReadaheadBlocks = 32
 )
 
 func (c Config) withDefaults() (Config, error) {
@@ -78,7 +81,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.CacheSize = defaultCacheSize
 	}
 	if c.Readahead == 0 {
-		c.Readahead = max(minReadaheadBlocks*c.BlockSize, defaultReadahead)
+		c.Readahead = max(minReadaheadBlocks*c.BlockSize, min(defaultReadahead, maxReadaheadBlocks*c.BlockSize))
 	}
 	if c.Readahead < 0 {
 		c.Readahead = 0

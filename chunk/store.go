@@ -272,6 +272,20 @@ func (s *Store) prefetch(id uint64, size uint32, first, last int) {
 	}
 }
 
+// Prefetch starts loading, in the background, the blocks that hold
+// [off, off+n) of slice id (size bytes), for a reader about to get there
+// that ReadAt cannot see coming: one that crosses into the next chunk of
+// a file. It never waits and never fails; a block that cannot be loaded
+// is an error for the ReadAt that needs it.
+func (s *Store) Prefetch(id uint64, size uint32, off, n uint32) {
+	end := min(int64(off)+int64(n), int64(size))
+	if s.cfg.Readahead <= 0 || int64(off) >= end {
+		return
+	}
+	bs := int64(s.cfg.BlockSize)
+	s.prefetch(id, size, int(int64(off)/bs), int((end-1)/bs))
+}
+
 // Remove deletes every block of slice id (size bytes) from the store and the
 // caches. Missing blocks are fine.
 func (s *Store) Remove(ctx context.Context, id uint64, size uint32) error {

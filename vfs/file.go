@@ -27,6 +27,7 @@ type file struct {
 	lastWrite time.Time
 	views     map[uint32][]meta.Slice // resolved slice lists, by chunk
 	gen       uint64                  // bumped whenever views are dropped
+	readNext  uint64                  // where the last read ended
 }
 
 // invalidate drops the cached slice lists (all when idx < 0). f.mu is held.

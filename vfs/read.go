@@ -46,8 +46,54 @@ func (v *VFS) read(ctx context.Context, f *file, p []byte, off uint64) (int, err
 		}
 		done += n
 	}
+	v.prefetchNextChunk(ctx, f, off, uint64(done), a.Length)
 	return done, nil
 }
+
+// prefetchNextChunk starts downloading the first blocks of the next chunk
+// when a sequential reader nears the end of one. The block store reads
+// ahead within a slice, and a chunk's slices end with the chunk: without
+// this, a reader of a big file would wait for a whole download at every
+// 64 MiB.
+func (v *VFS) prefetchNextChunk(ctx context.Context, f *file, off, n, length uint64) {
+	f.mu.Lock()
+	prev := f.readNext
+	f.readNext = off + n
+	f.mu.Unlock()
+	if n == 0 || off > prev+nearSequential || off+nearSequential < prev {
+		return // not where the last read ended: not a sequential reader
+	}
+	end := off + n
+	next := (end-1)/meta.ChunkSize + 1
+	ahead := uint64(prefetchBlocks) * uint64(v.blockSize())
+	if end+ahead < next*meta.ChunkSize || next*meta.ChunkSize >= length {
+		return // not near the end of a chunk, or the file ends there
+	}
+	if end+ahead-n >= next*meta.ChunkSize {
+		return // the previous read already started it
+	}
+	view, err := v.view(ctx, f, uint32(next))
+	if err != nil {
+		return // the read that needs it will report the error
+	}
+	want := uint32(min(ahead, length-next*meta.ChunkSize))
+	for _, s := range view {
+		lo, hi := s.Pos, min(s.Pos+s.Len, want)
+		if s.ID == 0 || lo >= hi {
+			continue
+		}
+		v.store.Prefetch(s.ID, s.Size, s.Off, hi-lo)
+	}
+}
+
+const (
+	// nearSequential is how far from where the last read ended a read
+	// may start and still be taken as sequential (one FUSE request; the
+	// kernel may deliver a reader's requests slightly out of order).
+	nearSequential = 1 << 20
+	// prefetchBlocks is how many blocks of the next chunk are started.
+	prefetchBlocks = 4
+)
 
 // view returns the visible slices of chunk idx of f, cached until this
 // client changes the chunk or the file is opened again.
