@@ -55,6 +55,26 @@ END`),
 	RETURN -1; -- a parent chain too long: the tree may hold a loop
 END`),
 
+	// cairn_lock_victim is the lookup unlink and rmdir share
+	// (meta.MayDelete on the entry): it locks the directory and the
+	// entry's inode, or says why not. It runs in its caller's transaction.
+	[]string{"DROP PROCEDURE IF EXISTS cairn_lock_victim", `CREATE PROCEDURE cairn_lock_victim(p_parent BIGINT,
+	p_name VARBINARY(255), c_uid BIGINT, c_groups TEXT, OUT r_errno INT, OUT r_target BIGINT)
+body: BEGIN
+	DECLARE v_ftype, v_mode, v_uid, v_gid, s_uid BIGINT;
+	SET r_errno = 0, r_target = NULL;
+	SELECT ftype, mode, uid, gid INTO v_ftype, v_mode, v_uid, v_gid FROM cairn_node WHERE ino = p_parent FOR UPDATE;
+	IF v_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
+	IF v_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;              -- ENOTDIR
+	SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 1);
+	IF r_errno <> 0 THEN LEAVE body; END IF;
+	SELECT ino INTO r_target FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+	IF r_target IS NULL THEN SET r_errno = 2; LEAVE body; END IF;
+	SELECT uid INTO s_uid FROM cairn_node WHERE ino = r_target FOR UPDATE;
+	IF s_uid IS NULL THEN SET r_errno = 5; LEAVE body; END IF;              -- EIO: entry without inode
+	SET r_errno = cairn_may_delete(v_mode, v_uid, v_gid, s_uid, c_uid, c_groups);
+END`},
+
 	mysqlProcedure("cairn_create", "p_parent BIGINT, p_name VARBINARY(255), p_ino BIGINT, p_ftype BIGINT, p_mode BIGINT, "+
 		"p_rdev BIGINT, p_target LONGBLOB, c_uid BIGINT, c_gid BIGINT, c_groups TEXT, p_now BIGINT, p_max_inodes BIGINT", `
 	DECLARE v_ftype, v_mode, v_uid, v_gid, v_one, v_used BIGINT;
@@ -95,21 +115,13 @@ END`),
 		"r_errno, p_ftype, r_mode, c_uid, r_gid, p_rdev, r_nlink, r_length, p_now, p_now, p_now, r_parent"),
 
 	mysqlProcedure("cairn_remove", "p_parent BIGINT, p_name VARBINARY(255), c_uid BIGINT, c_groups TEXT, p_sid BIGINT, p_now BIGINT", `
-	DECLARE v_ftype, v_mode, v_uid, v_gid, r_ino BIGINT;
+	DECLARE r_ino BIGINT;
 	DECLARE s_ftype, s_mode, s_uid, s_gid, s_rdev, s_nlink, s_length, s_atime, s_mtime, s_parent BIGINT;`, `
-		SELECT ftype, mode, uid, gid INTO v_ftype, v_mode, v_uid, v_gid FROM cairn_node WHERE ino = p_parent FOR UPDATE;
-		IF v_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
-		IF v_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;              -- ENOTDIR
-		SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 1);
+		CALL cairn_lock_victim(p_parent, p_name, c_uid, c_groups, r_errno, r_ino);
 		IF r_errno <> 0 THEN LEAVE body; END IF;
-		SELECT ino INTO r_ino FROM cairn_edge WHERE parent = p_parent AND name = p_name;
-		IF r_ino IS NULL THEN SET r_errno = 2; LEAVE body; END IF;
 		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, mtime, parent
 			INTO s_ftype, s_mode, s_uid, s_gid, s_rdev, s_nlink, s_length, s_atime, s_mtime, s_parent
-			FROM cairn_node WHERE ino = r_ino FOR UPDATE;
-		IF s_ftype IS NULL THEN SET r_errno = 5; LEAVE body; END IF;            -- EIO: entry without inode
-		SET r_errno = cairn_may_delete(v_mode, v_uid, v_gid, s_uid, c_uid, c_groups);
-		IF r_errno <> 0 THEN LEAVE body; END IF;
+			FROM cairn_node WHERE ino = r_ino;
 		IF s_ftype = 2 THEN SET r_errno = 21; LEAVE body; END IF;              -- EISDIR
 		DELETE FROM cairn_edge WHERE parent = p_parent AND name = p_name;
 		UPDATE cairn_node SET nlink = nlink - 1, ctime = p_now WHERE ino = r_ino;
@@ -120,18 +132,10 @@ END`),
 		"r_errno, r_ino, s_ftype, s_mode, s_uid, s_gid, s_rdev, s_nlink - 1, s_length, s_atime, s_mtime, p_now, s_parent"),
 
 	mysqlProcedure("cairn_rmdir", "p_parent BIGINT, p_name VARBINARY(255), c_uid BIGINT, c_groups TEXT, p_now BIGINT", `
-	DECLARE v_ftype, v_mode, v_uid, v_gid, v_target, s_ftype, s_uid, v_one BIGINT;`, `
-		SELECT ftype, mode, uid, gid INTO v_ftype, v_mode, v_uid, v_gid FROM cairn_node WHERE ino = p_parent FOR UPDATE;
-		IF v_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
-		IF v_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;              -- ENOTDIR
-		SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 1);
+	DECLARE v_target, s_ftype, v_one BIGINT;`, `
+		CALL cairn_lock_victim(p_parent, p_name, c_uid, c_groups, r_errno, v_target);
 		IF r_errno <> 0 THEN LEAVE body; END IF;
-		SELECT ino INTO v_target FROM cairn_edge WHERE parent = p_parent AND name = p_name;
-		IF v_target IS NULL THEN SET r_errno = 2; LEAVE body; END IF;
-		SELECT ftype, uid INTO s_ftype, s_uid FROM cairn_node WHERE ino = v_target FOR UPDATE;
-		IF s_ftype IS NULL THEN SET r_errno = 5; LEAVE body; END IF;            -- EIO: entry without inode
-		SET r_errno = cairn_may_delete(v_mode, v_uid, v_gid, s_uid, c_uid, c_groups);
-		IF r_errno <> 0 THEN LEAVE body; END IF;
+		SELECT ftype INTO s_ftype FROM cairn_node WHERE ino = v_target;
 		IF s_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;
 		-- Entries are made under their directory's row lock, which is held.
 		SELECT 1 INTO v_one FROM cairn_edge WHERE parent = v_target LIMIT 1;

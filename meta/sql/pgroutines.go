@@ -48,6 +48,27 @@ BEGIN
 	RETURN 0;
 END
 $$`, `
+CREATE OR REPLACE FUNCTION cairn_lock_victim(p_parent bigint, p_name bytea, c_uid bigint, c_groups text,
+	OUT r_errno int, OUT r_target bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	p cairn_node%ROWTYPE;
+	v_uid bigint;
+BEGIN
+	-- The lookup unlink and rmdir share (meta.MayDelete on the entry):
+	-- locks the directory and the entry's inode, or says why not.
+	SELECT * INTO p FROM cairn_node WHERE ino = p_parent FOR UPDATE;
+	IF NOT FOUND THEN r_errno := 2; RETURN; END IF;                      -- ENOENT
+	IF p.ftype <> 2 THEN r_errno := 20; RETURN; END IF;                  -- ENOTDIR
+	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 1);
+	IF r_errno <> 0 THEN RETURN; END IF;
+	SELECT ino INTO r_target FROM cairn_edge WHERE parent = p_parent AND name = p_name;
+	IF NOT FOUND THEN r_errno := 2; RETURN; END IF;
+	SELECT uid INTO v_uid FROM cairn_node WHERE ino = r_target FOR UPDATE;
+	IF NOT FOUND THEN r_errno := 5; RETURN; END IF;                      -- EIO: entry without inode
+	r_errno := cairn_may_delete(p.mode, p.uid, p.gid, v_uid, c_uid, c_groups);
+END
+$$`, `
 CREATE OR REPLACE FUNCTION cairn_create(p_parent bigint, p_name bytea, p_ino bigint, p_ftype bigint, p_mode bigint,
 	p_rdev bigint, p_target bytea, c_uid bigint, c_gid bigint, c_groups text, p_now bigint, p_max_inodes bigint)
 RETURNS TABLE (r_errno int, r_ftype bigint, r_mode bigint, r_uid bigint, r_gid bigint, r_rdev bigint,
@@ -102,20 +123,11 @@ RETURNS TABLE (r_errno int, r_ino bigint, r_ftype bigint, r_mode bigint, r_uid b
 	r_nlink bigint, r_length bigint, r_atime bigint, r_mtime bigint, r_ctime bigint, r_parent bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
-	p cairn_node%ROWTYPE;
 	v cairn_node%ROWTYPE;
 BEGIN
-	SELECT * INTO p FROM cairn_node WHERE ino = p_parent FOR UPDATE;
-	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
-	IF p.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;      -- ENOTDIR
-	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 1);
+	SELECT * INTO r_errno, r_ino FROM cairn_lock_victim(p_parent, p_name, c_uid, c_groups);
 	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
-	SELECT ino INTO r_ino FROM cairn_edge WHERE parent = p_parent AND name = p_name;
-	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;
-	SELECT * INTO v FROM cairn_node WHERE ino = r_ino FOR UPDATE;
-	IF NOT FOUND THEN r_errno := 5; RETURN NEXT; RETURN; END IF;          -- EIO: entry without inode
-	r_errno := cairn_may_delete(p.mode, p.uid, p.gid, v.uid, c_uid, c_groups);
-	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	SELECT * INTO v FROM cairn_node WHERE ino = r_ino;
 	IF v.ftype = 2 THEN r_errno := 21; RETURN NEXT; RETURN; END IF;      -- EISDIR
 	DELETE FROM cairn_edge WHERE parent = p_parent AND name = p_name;
 	UPDATE cairn_node SET nlink = nlink - 1, ctime = p_now WHERE ino = r_ino;
@@ -133,21 +145,12 @@ CREATE OR REPLACE FUNCTION cairn_rmdir(p_parent bigint, p_name bytea, c_uid bigi
 RETURNS TABLE (r_errno int)
 LANGUAGE plpgsql AS $$
 DECLARE
-	p cairn_node%ROWTYPE;
 	v cairn_node%ROWTYPE;
 	target bigint;
 BEGIN
-	SELECT * INTO p FROM cairn_node WHERE ino = p_parent FOR UPDATE;
-	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
-	IF p.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;      -- ENOTDIR
-	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 1);
+	SELECT * INTO r_errno, target FROM cairn_lock_victim(p_parent, p_name, c_uid, c_groups);
 	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
-	SELECT ino INTO target FROM cairn_edge WHERE parent = p_parent AND name = p_name;
-	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;
-	SELECT * INTO v FROM cairn_node WHERE ino = target FOR UPDATE;
-	IF NOT FOUND THEN r_errno := 5; RETURN NEXT; RETURN; END IF;          -- EIO: entry without inode
-	r_errno := cairn_may_delete(p.mode, p.uid, p.gid, v.uid, c_uid, c_groups);
-	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	SELECT * INTO v FROM cairn_node WHERE ino = target;
 	IF v.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;
 	-- Entries are made under their directory's row lock, which is held.
 	PERFORM 1 FROM cairn_edge WHERE parent = target LIMIT 1;
