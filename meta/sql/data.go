@@ -235,6 +235,12 @@ func (e *Engine) Truncate(ctx context.Context, cred meta.Cred, ino meta.Ino, len
 	if length > maxLength {
 		return meta.Attr{}, meta.ErrTooBig
 	}
+	if e.d.routines {
+		a, err := e.truncateRoutine(ctx, cred, ino, length)
+		if err != errMissingRoutine {
+			return a, err
+		}
+	}
 	var a meta.Attr
 	err := e.txn(ctx, func(c *conn) error {
 		now := nowNs()

@@ -375,6 +375,99 @@ END`},
 		UPDATE cairn_node SET mode = a_mode, uid = a_uid, gid = a_gid, atime = a_atime, mtime = a_mtime, ctime = a_ctime
 			WHERE ino = p_ino;`,
 		"r_errno, a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_mtime, a_ctime, a_parent"),
+	// cairn_drop_chunks is data.go's dropChunks, in its caller's
+	// transaction: the slices of the chunks from p_from on lose a
+	// reference each (records of 24 bytes: pos, id, size, off, len, big
+	// endian); those left with none become dead.
+	[]string{"DROP PROCEDURE IF EXISTS cairn_drop_chunks", `CREATE PROCEDURE cairn_drop_chunks(p_ino BIGINT, p_from BIGINT)
+BEGIN
+	DECLARE v_done BOOLEAN DEFAULT FALSE;
+	DECLARE v_slices LONGBLOB;
+	DECLARE v_i, v_n, v_id, v_size BIGINT;
+	DECLARE v_chunks CURSOR FOR SELECT slices FROM cairn_chunk WHERE ino = p_ino AND idx >= p_from;
+	DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+	OPEN v_chunks;
+	chunks: LOOP
+		FETCH v_chunks INTO v_slices;
+		IF v_done THEN LEAVE chunks; END IF;
+		SET v_i = 0, v_n = LENGTH(v_slices) DIV 24;
+		WHILE v_i < v_n DO
+			SET v_id = CAST(CONV(HEX(SUBSTRING(v_slices, v_i * 24 + 5, 8)), 16, 10) AS UNSIGNED);
+			SET v_size = CAST(CONV(HEX(SUBSTRING(v_slices, v_i * 24 + 13, 4)), 16, 10) AS UNSIGNED);
+			IF v_id <> 0 THEN
+				UPDATE cairn_sliceref SET refs = refs - 1 WHERE id = v_id;
+				IF ROW_COUNT() = 0 THEN
+					INSERT IGNORE INTO cairn_dead (id, size) VALUES (v_id, v_size); -- already dead, or never counted
+				ELSE
+					DELETE FROM cairn_sliceref WHERE id = v_id AND refs <= 0;
+					IF ROW_COUNT() > 0 THEN
+						INSERT INTO cairn_dead (id, size) VALUES (v_id, v_size);
+					END IF;
+				END IF;
+			END IF;
+			SET v_i = v_i + 1;
+		END WHILE;
+	END LOOP;
+	CLOSE v_chunks;
+	DELETE FROM cairn_chunk WHERE ino = p_ino AND idx >= p_from;
+END`},
+
+	mysqlProcedure("cairn_release", "p_sid BIGINT, p_ino BIGINT", `
+	DECLARE v_owner, a_ftype, a_nlink, a_length BIGINT;`, `
+		SELECT sid INTO v_owner FROM cairn_orphan WHERE ino = p_ino FOR UPDATE;
+		IF v_owner IS NULL OR v_owner <> p_sid THEN LEAVE body; END IF;
+		DELETE FROM cairn_orphan WHERE ino = p_ino;
+		SELECT ftype, nlink, length INTO a_ftype, a_nlink, a_length FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+		IF a_ftype IS NULL OR a_nlink > 0 THEN LEAVE body; END IF;
+		-- namespace.go removeInode
+		IF a_ftype = 3 THEN
+			DELETE FROM cairn_symlink WHERE ino = p_ino;
+		ELSEIF a_ftype = 1 THEN
+			CALL cairn_drop_chunks(p_ino, 0);
+		END IF;
+		DELETE FROM cairn_node WHERE ino = p_ino;
+		DELETE FROM cairn_xattr WHERE ino = p_ino;
+		DELETE FROM cairn_flock WHERE ino = p_ino;
+		DELETE FROM cairn_plock WHERE ino = p_ino;
+		UPDATE cairn_usage SET inodes = inodes - 1,
+			space = space - IF(a_ftype = 1, (a_length + 4095) DIV 4096 * 4096, 0) WHERE id = 1;`,
+		"r_errno"),
+
+	mysqlProcedure("cairn_truncate", "p_ino BIGINT, p_length BIGINT, c_uid BIGINT, c_groups TEXT, p_now BIGINT, p_capacity BIGINT", `
+	DECLARE a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_parent BIGINT;
+	DECLARE v_delta, v_used, v_idx, v_end, v_lo, v_hi BIGINT;
+	DECLARE v_chunk_size BIGINT DEFAULT 67108864;`, `
+		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, parent
+			INTO a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_parent
+			FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+		IF a_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
+		IF a_ftype = 2 THEN SET r_errno = 21; LEAVE body; END IF;               -- EISDIR
+		IF a_ftype <> 1 THEN SET r_errno = 22; LEAVE body; END IF;              -- EINVAL
+		SET r_errno = cairn_access(a_ftype, a_mode, a_uid, a_gid, c_uid, c_groups, 2);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		SET v_delta = (p_length + 4095) DIV 4096 * 4096 - (a_length + 4095) DIV 4096 * 4096;
+		IF p_capacity > 0 AND v_delta > 0 THEN
+			SELECT space INTO v_used FROM cairn_usage WHERE id = 1;
+			IF v_used + v_delta > p_capacity THEN SET r_errno = 28; LEAVE body; END IF; -- ENOSPC
+		END IF;
+		IF p_length < a_length THEN
+			CALL cairn_drop_chunks(p_ino, (p_length + v_chunk_size - 1) DIV v_chunk_size);
+			-- data.go hideRange: a hole over the rest of the chunk that holds
+			-- the new end, so that its old bytes read as zeros.
+			SET v_end = LEAST(a_length, (p_length DIV v_chunk_size + 1) * v_chunk_size);
+			IF p_length < v_end THEN
+				SET v_idx = p_length DIV v_chunk_size;
+				SET v_lo = p_length - v_idx * v_chunk_size, v_hi = v_end - v_idx * v_chunk_size;
+				UPDATE cairn_chunk SET slices = CONCAT(slices, UNHEX(LPAD(HEX(v_lo), 8, '0')), UNHEX(REPEAT('0', 16)),
+					UNHEX(LPAD(HEX(v_hi - v_lo), 8, '0')), UNHEX(REPEAT('0', 8)), UNHEX(LPAD(HEX(v_hi - v_lo), 8, '0')))
+					WHERE ino = p_ino AND idx = v_idx;
+			END IF;
+		END IF;
+		UPDATE cairn_node SET length = p_length, mtime = p_now, ctime = p_now WHERE ino = p_ino;
+		IF v_delta <> 0 THEN
+			UPDATE cairn_usage SET space = space + v_delta WHERE id = 1;
+		END IF;`,
+		"r_errno, a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, p_length, a_atime, p_now, p_now, a_parent"),
 )
 
 // mysqlFunction is the statements that (re)create a stored function.

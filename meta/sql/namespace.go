@@ -364,6 +364,11 @@ func (c *conn) removeInode(ino meta.Ino, a *meta.Attr) error {
 
 // ReleaseOrphan deletes an orphan of session sid.
 func (e *Engine) ReleaseOrphan(ctx context.Context, sid uint64, ino meta.Ino) error {
+	if e.d.routines {
+		if err := e.releaseRoutine(ctx, sid, ino); err != errMissingRoutine {
+			return err
+		}
+	}
 	return e.txn(ctx, func(c *conn) error { return c.releaseOrphan(sid, ino) })
 }
 

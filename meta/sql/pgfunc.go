@@ -60,10 +60,6 @@ $$`}
 
 // writeServerSide is Write as one call of cairn_write.
 func (e *Engine) writeServerSide(ctx context.Context, ino meta.Ino, idx uint32, s meta.Slice, mtime int64) (meta.Attr, int, error) {
-	var capacity int64
-	if f := e.limits.Load(); f != nil {
-		capacity = int64(f.Capacity)
-	}
 	end := uint64(idx)*meta.ChunkSize + uint64(s.Pos) + uint64(s.Len)
 	if end > maxLength {
 		return meta.Attr{}, 0, meta.ErrTooBig
@@ -75,7 +71,7 @@ func (e *Engine) writeServerSide(ctx context.Context, ino meta.Ino, idx uint32, 
 	err := e.retry(ctx, func() (bool, error) {
 		var errno int64
 		c := &conn{ctx: ctx, e: e, q: e.db}
-		row := c.queryRow(e.d.writeCall, int64(ino), int64(idx), appendSlice(nil, s), int64(end), int64(s.ID), int64(s.Size), mtime, capacity)
+		row := c.queryRow(e.d.writeCall, int64(ino), int64(idx), appendSlice(nil, s), int64(end), int64(s.ID), int64(s.Size), mtime, e.capacity())
 		if err := scanAttr(row, &a, &errno, &count); err != nil {
 			if e.d.unknownOutcome(err) {
 				return true, fmt.Errorf("%w: the connection broke during the write, it may or may not have happened: %v", meta.ErrIO, err)

@@ -451,4 +451,107 @@ BEGIN
 	r_parent := a.parent;
 	RETURN NEXT;
 END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_drop_chunks(p_ino bigint, p_from bigint) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+	left_refs bigint;
+BEGIN
+	-- data.go dropChunks: the slices of the chunks from p_from on lose a
+	-- reference each (records of 24 bytes: pos, id, size, off, len, big
+	-- endian), in id order; those left with none become dead.
+	FOR r IN
+		SELECT s.id, count(*) AS n, max(s.size) AS size FROM (
+			SELECT ('x' || encode(substring(c.slices FROM g * 24 + 5 FOR 8), 'hex'))::bit(64)::bigint AS id,
+				('x' || encode(substring(c.slices FROM g * 24 + 13 FOR 4), 'hex'))::bit(32)::int::bigint AS size
+			FROM cairn_chunk c, generate_series(0, octet_length(c.slices) / 24 - 1) g
+			WHERE c.ino = p_ino AND c.idx >= p_from) s
+		WHERE s.id <> 0 GROUP BY s.id ORDER BY s.id
+	LOOP
+		UPDATE cairn_sliceref SET refs = refs - r.n WHERE id = r.id RETURNING refs INTO left_refs;
+		IF FOUND AND left_refs > 0 THEN CONTINUE; END IF;
+		DELETE FROM cairn_sliceref WHERE id = r.id;
+		INSERT INTO cairn_dead (id, size) VALUES (r.id, r.size);
+	END LOOP;
+	DELETE FROM cairn_chunk WHERE ino = p_ino AND idx >= p_from;
+END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_release(p_sid bigint, p_ino bigint)
+RETURNS TABLE (r_errno int)
+LANGUAGE plpgsql AS $$
+DECLARE
+	owner bigint;
+	a cairn_node%ROWTYPE;
+BEGIN
+	r_errno := 0;
+	SELECT sid INTO owner FROM cairn_orphan WHERE ino = p_ino FOR UPDATE;
+	IF NOT FOUND OR owner <> p_sid THEN RETURN NEXT; RETURN; END IF;
+	DELETE FROM cairn_orphan WHERE ino = p_ino;
+	SELECT * INTO a FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+	IF NOT FOUND OR a.nlink > 0 THEN RETURN NEXT; RETURN; END IF;
+	-- namespace.go removeInode
+	IF a.ftype = 3 THEN
+		DELETE FROM cairn_symlink WHERE ino = p_ino;
+	ELSIF a.ftype = 1 THEN
+		PERFORM cairn_drop_chunks(p_ino, 0);
+	END IF;
+	DELETE FROM cairn_node WHERE ino = p_ino;
+	DELETE FROM cairn_xattr WHERE ino = p_ino;
+	DELETE FROM cairn_flock WHERE ino = p_ino;
+	DELETE FROM cairn_plock WHERE ino = p_ino;
+	UPDATE cairn_usage SET inodes = inodes - 1,
+		space = space - CASE WHEN a.ftype = 1 THEN (a.length + 4095) / 4096 * 4096 ELSE 0 END WHERE id = 1;
+	RETURN NEXT;
+END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_truncate(p_ino bigint, p_length bigint, c_uid bigint, c_groups text,
+	p_now bigint, p_capacity bigint)
+RETURNS TABLE (r_errno int, r_ftype bigint, r_mode bigint, r_uid bigint, r_gid bigint, r_rdev bigint,
+	r_nlink bigint, r_length bigint, r_atime bigint, r_mtime bigint, r_ctime bigint, r_parent bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	a cairn_node%ROWTYPE;
+	chunk_size constant bigint := 67108864;
+	delta bigint;
+	used bigint;
+	v_idx bigint;
+	hide_end bigint;
+	lo bigint;
+	hi bigint;
+BEGIN
+	SELECT * INTO a FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
+	IF a.ftype = 2 THEN r_errno := 21; RETURN NEXT; RETURN; END IF;       -- EISDIR
+	IF a.ftype <> 1 THEN r_errno := 22; RETURN NEXT; RETURN; END IF;      -- EINVAL
+	r_errno := cairn_access(a.ftype, a.mode, a.uid, a.gid, c_uid, c_groups, 2);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	delta := (p_length + 4095) / 4096 * 4096 - (a.length + 4095) / 4096 * 4096;
+	IF p_capacity > 0 AND delta > 0 THEN
+		SELECT space INTO used FROM cairn_usage WHERE id = 1;
+		IF used + delta > p_capacity THEN r_errno := 28; RETURN NEXT; RETURN; END IF; -- ENOSPC
+	END IF;
+	IF p_length < a.length THEN
+		PERFORM cairn_drop_chunks(p_ino, (p_length + chunk_size - 1) / chunk_size);
+		-- data.go hideRange: a hole over the rest of the chunk that holds
+		-- the new end, so that its old bytes read as zeros.
+		hide_end := least(a.length, (p_length / chunk_size + 1) * chunk_size);
+		IF p_length < hide_end THEN
+			v_idx := p_length / chunk_size;
+			lo := p_length - v_idx * chunk_size;
+			hi := hide_end - v_idx * chunk_size;
+			UPDATE cairn_chunk SET slices = slices || int4send(lo::int) || int8send(0::bigint) ||
+				int4send((hi - lo)::int) || int4send(0) || int4send((hi - lo)::int)
+				WHERE ino = p_ino AND idx = v_idx;
+		END IF;
+	END IF;
+	UPDATE cairn_node SET length = p_length, mtime = p_now, ctime = p_now WHERE ino = p_ino;
+	IF delta <> 0 THEN
+		UPDATE cairn_usage SET space = space + delta WHERE id = 1;
+	END IF;
+	r_ftype := a.ftype; r_mode := a.mode; r_uid := a.uid; r_gid := a.gid; r_rdev := a.rdev;
+	r_nlink := a.nlink; r_length := p_length; r_atime := a.atime; r_mtime := p_now; r_ctime := p_now;
+	r_parent := a.parent;
+	RETURN NEXT;
+END
 $$`}

@@ -35,6 +35,8 @@ var (
 	routineSetXattr    = routine{name: "cairn_setxattr", args: 6}
 	routineRemoveXattr = routine{name: "cairn_removexattr", args: 4}
 	routineSetAttr     = routine{name: "cairn_setattr", args: 10, cols: attrCols}
+	routineRelease     = routine{name: "cairn_release", args: 2}
+	routineTruncate    = routine{name: "cairn_truncate", args: 6, cols: attrCols}
 )
 
 // routinesVersion is the behaviour of the routines Init installs. Load
@@ -42,7 +44,7 @@ var (
 // volume formatted by an earlier release gains them; a release that
 // changes a routine's arguments or results gives it a new name, so that
 // clients of both releases can share the volume while they are upgraded.
-const routinesVersion = 5
+const routinesVersion = 6
 
 // callStatement is the statement that calls r and returns its row, with a
 // missing value read as 0.
@@ -139,6 +141,14 @@ func (e *Engine) callSettled(ctx context.Context, r routine, doing func() string
 func (e *Engine) maxInodes() int64 {
 	if f := e.limits.Load(); f != nil {
 		return int64(f.Inodes)
+	}
+	return 0
+}
+
+// capacity is the volume's space limit in bytes, 0 for none.
+func (e *Engine) capacity() int64 {
+	if f := e.limits.Load(); f != nil {
+		return int64(f.Capacity)
 	}
 	return 0
 }
@@ -265,6 +275,25 @@ func (e *Engine) setAttrRoutine(ctx context.Context, cred meta.Cred, ino meta.In
 	dest, finish := attrDest(&a)
 	err := e.callRoutine(ctx, routineSetAttr, func() string { return fmt.Sprintf("changing inode %d, it may or may not have changed", ino) },
 		[]any{int64(ino), which, mode, uid, gid, atime, mtime, int64(cred.Uid), groupsArg(cred), nowNs()}, dest...)
+	if err != nil {
+		return meta.Attr{}, err
+	}
+	finish()
+	return a, nil
+}
+
+// releaseRoutine is ReleaseOrphan as one call of cairn_release.
+func (e *Engine) releaseRoutine(ctx context.Context, sid uint64, ino meta.Ino) error {
+	return e.callRoutine(ctx, routineRelease, func() string { return fmt.Sprintf("deleting orphan inode %d, it may or may not be gone", ino) },
+		[]any{int64(sid), int64(ino)})
+}
+
+// truncateRoutine is Truncate as one call of cairn_truncate.
+func (e *Engine) truncateRoutine(ctx context.Context, cred meta.Cred, ino meta.Ino, length uint64) (meta.Attr, error) {
+	var a meta.Attr
+	dest, finish := attrDest(&a)
+	err := e.callRoutine(ctx, routineTruncate, func() string { return fmt.Sprintf("truncating inode %d, it may or may not have changed", ino) },
+		[]any{int64(ino), int64(length), int64(cred.Uid), groupsArg(cred), nowNs(), e.capacity()}, dest...)
 	if err != nil {
 		return meta.Attr{}, err
 	}

@@ -246,3 +246,98 @@ func TestMariaDBRoutineUpgrade(t *testing.T) {
 	m := &mariaEnv{srv: testenv.MariaDB(t)}
 	checkRoutineUpgrade(t, m.engine(t), "DROP PROCEDURE cairn_create")
 }
+
+// checkRoutineSlices deletes and truncates files through the routines,
+// which decode slice records inside the database, and wants every freed
+// slice in DeadSlices with the id and size it was written with (the size
+// tells the collector how many blocks to delete), and the cut chunk to end
+// in a hole.
+func checkRoutineSlices(t *testing.T, e *Engine) {
+	ctx := context.Background()
+	if err := e.Init(ctx, testFormat(), false); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := e.NextSlices(ctx, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sizes with every byte set, so that a byte read from the wrong
+	// place of the record shows.
+	slices := []meta.Slice{
+		{ID: ids + 0x100, Size: 0x01020304, Len: 4096},
+		{ID: ids + 0x10000, Size: 0x00fedcba, Pos: 4096, Len: 4096},
+		{ID: ids + 0x1000000, Size: 0x03000001, Len: 100},
+	}
+	f, g := meta.Ino(500), meta.Ino(501)
+	for _, ino := range []meta.Ino{f, g} {
+		if _, err := e.Mknod(ctx, meta.RootCred, meta.RootIno, fmt.Sprint(ino), ino, meta.TypeFile, 0644, 0, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, s := range slices[:2] {
+		if _, _, err := e.Write(ctx, f, uint32(i), s, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := e.Write(ctx, g, 0, slices[2], 1); err != nil {
+		t.Fatal(err)
+	}
+	// Truncating f into its first chunk frees the second chunk's slice
+	// and hides the rest of the first.
+	a, err := e.Truncate(ctx, meta.RootCred, f, 1000)
+	if err != nil || a.Length != 1000 {
+		t.Fatalf("Truncate: %+v, %v", a, err)
+	}
+	list, err := e.Read(ctx, f, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hole := meta.Slice{Pos: 1000, Size: meta.ChunkSize - 1000, Len: meta.ChunkSize - 1000}
+	if len(list) != 2 || list[0] != slices[0] || list[1] != hole {
+		t.Errorf("chunk 0 after Truncate to 1000: %+v, want the slice and then %+v", list, hole)
+	}
+	// Deleting g frees its slice.
+	if _, _, err := e.Unlink(ctx, meta.RootCred, meta.RootIno, fmt.Sprint(g), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.ReleaseOrphan(ctx, 1, g); err != nil {
+		t.Fatal(err)
+	}
+	dead, err := e.DeadSlices(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[uint64]uint32{slices[1].ID: slices[1].Size, slices[2].ID: slices[2].Size}
+	got := map[uint64]uint32{}
+	for _, d := range dead {
+		got[d.ID] = d.Size
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("DeadSlices = %v, want %v", got, want)
+	}
+	if _, err := e.GetAttr(ctx, g); !errors.Is(err, meta.ErrNotFound) {
+		t.Errorf("GetAttr of the released file: %v, want ENOENT", err)
+	}
+	if u, err := e.Usage(ctx); err != nil || u.Inodes != 2 || u.Space != 4096 {
+		t.Errorf("Usage after the truncate and the delete: %+v, %v; want 2 inodes, 4096 bytes", u, err)
+	}
+}
+
+func TestPostgresRoutineSlices(t *testing.T) {
+	checkRoutineSlices(t, startPostgres(t).engine(t))
+}
+
+func TestMariaDBRoutineSlices(t *testing.T) {
+	m := &mariaEnv{srv: testenv.MariaDB(t)}
+	checkRoutineSlices(t, m.engine(t))
+}
+
+func TestSQLiteRoutineSlices(t *testing.T) {
+	// The general transactions, as the reference for the same checks.
+	e, err := Open("sqlite3://" + t.TempDir() + "/vol.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	checkRoutineSlices(t, e)
+}
