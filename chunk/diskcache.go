@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -34,9 +35,14 @@ type diskCache struct {
 	pausedUntil time.Time
 	closed      bool
 
-	queue chan diskWrite
-	wg    sync.WaitGroup
+	queue    chan diskWrite
+	wg       sync.WaitGroup
+	noDirect atomic.Bool // O_DIRECT was refused; write through the page cache
 }
+
+// errNoDirect means the file system or the buffer does not allow O_DIRECT;
+// the caller writes through the page cache instead.
+var errNoDirect = errors.New("O_DIRECT not possible")
 
 type diskEntry struct {
 	key  string
@@ -192,7 +198,16 @@ func (c *diskCache) write(key string, raw []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := atomicfile.Write(p, raw, diskTempPrefix, false); err != nil {
+	err := errNoDirect
+	if !c.noDirect.Load() && canWriteDirect(raw) {
+		if err = writeDirect(p, raw, diskTempPrefix); errors.Is(err, errNoDirect) {
+			c.noDirect.Store(true) // the file system refuses it: stop trying
+		}
+	}
+	if errors.Is(err, errNoDirect) {
+		err = atomicfile.Write(p, raw, diskTempPrefix, false)
+	}
+	if err != nil {
 		return err
 	}
 	c.mu.Lock()
