@@ -146,6 +146,14 @@ func benchOps(b *testing.B, open func(b *testing.B) *Engine) {
 			must(b, e.SetLk(ctx, f, owner, meta.Lock{Type: typ, Start: 0, End: 4095, Pid: 1}))
 		})
 	})
+	b.Run("flock", func(b *testing.B) {
+		e, d := setup(b)
+		f := mknod(b, e, d, "f", meta.TypeFile)
+		owner := meta.LockOwner{Session: 1, Owner: 7}
+		measure(b, e, func(i int) {
+			must(b, e.Flock(ctx, f, owner, []uint32{meta.LockWrite, meta.LockUnlock}[i%2]))
+		})
+	})
 	b.Run("rmdir", func(b *testing.B) {
 		e, d := setup(b)
 		for i := 0; i < b.N; i++ {

@@ -14,6 +14,11 @@ func (e *Engine) Flock(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 	if typ != meta.LockRead && typ != meta.LockWrite && typ != meta.LockUnlock {
 		return meta.ErrInvalid
 	}
+	if e.d.routines {
+		if err := e.flockRoutine(ctx, ino, owner, typ); err != errMissingRoutine {
+			return err
+		}
+	}
 	return e.txn(ctx, func(c *conn) error {
 		if typ == meta.LockUnlock {
 			_, err := c.exec("DELETE FROM cairn_flock WHERE ino = ? AND sid = ? AND owner = ?",

@@ -468,6 +468,23 @@ END`},
 			UPDATE cairn_usage SET space = space + v_delta WHERE id = 1;
 		END IF;`,
 		"r_errno, a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, p_length, a_atime, p_now, p_now, a_parent"),
+	mysqlProcedure("cairn_flock", "p_ino BIGINT, p_sid BIGINT, p_owner BIGINT, p_type BIGINT", `
+	DECLARE v_one BIGINT;`, `
+		IF p_type = 2 THEN                                                      -- unlock
+			DELETE FROM cairn_flock WHERE ino = p_ino AND sid = p_sid AND owner = p_owner;
+			LEAVE body;
+		END IF;
+		-- The inode's row guards its lock table: two first lockers must
+		-- not both see it empty.
+		SELECT 1 INTO v_one FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+		IF v_one IS NULL THEN SET r_errno = 2; LEAVE body; END IF;              -- ENOENT
+		IF EXISTS (SELECT 1 FROM cairn_flock WHERE ino = p_ino AND NOT (sid = p_sid AND owner = p_owner)
+			AND (p_type = 1 OR ltype = 1)) THEN
+			SET r_errno = 11; LEAVE body;                                       -- EAGAIN
+		END IF;
+		INSERT INTO cairn_flock (ino, sid, owner, ltype) VALUES (p_ino, p_sid, p_owner, p_type)
+			ON DUPLICATE KEY UPDATE ltype = VALUES(ltype);`,
+		"r_errno"),
 )
 
 // mysqlFunction is the statements that (re)create a stored function.

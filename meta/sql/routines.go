@@ -37,6 +37,7 @@ var (
 	routineSetAttr     = routine{name: "cairn_setattr", args: 10, cols: attrCols}
 	routineRelease     = routine{name: "cairn_release", args: 2}
 	routineTruncate    = routine{name: "cairn_truncate", args: 6, cols: attrCols}
+	routineFlock       = routine{name: "cairn_flock", args: 4}
 )
 
 // routinesVersion is the behaviour of the routines Init installs. Load
@@ -44,7 +45,7 @@ var (
 // volume formatted by an earlier release gains them; a release that
 // changes a routine's arguments or results gives it a new name, so that
 // clients of both releases can share the volume while they are upgraded.
-const routinesVersion = 6
+const routinesVersion = 7
 
 // callStatement is the statement that calls r and returns its row, with a
 // missing value read as 0.
@@ -299,4 +300,10 @@ func (e *Engine) truncateRoutine(ctx context.Context, cred meta.Cred, ino meta.I
 	}
 	finish()
 	return a, nil
+}
+
+// flockRoutine is Flock as one call of cairn_flock.
+func (e *Engine) flockRoutine(ctx context.Context, ino meta.Ino, owner meta.LockOwner, typ uint32) error {
+	return e.callRoutine(ctx, routineFlock, func() string { return fmt.Sprintf("locking inode %d, it may or may not be locked", ino) },
+		[]any{int64(ino), int64(owner.Session), int64(owner.Owner), int64(typ)})
 }
