@@ -1,7 +1,6 @@
 package chunk
 
 import (
-	"cairn/internal/atomicfile"
 	"container/list"
 	"errors"
 	"io/fs"
@@ -39,10 +38,6 @@ type diskCache struct {
 	wg       sync.WaitGroup
 	noDirect atomic.Bool // O_DIRECT was refused; write through the page cache
 }
-
-// errNoDirect means the file system or the buffer does not allow O_DIRECT;
-// the caller writes through the page cache instead.
-var errNoDirect = errors.New("O_DIRECT not possible")
 
 type diskEntry struct {
 	key  string
@@ -198,16 +193,7 @@ func (c *diskCache) write(key string, raw []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	err := errNoDirect
-	if !c.noDirect.Load() && canWriteDirect(raw) {
-		if err = writeDirect(p, raw, diskTempPrefix); errors.Is(err, errNoDirect) {
-			c.noDirect.Store(true) // the file system refuses it: stop trying
-		}
-	}
-	if errors.Is(err, errNoDirect) {
-		err = atomicfile.Write(p, raw, diskTempPrefix, false)
-	}
-	if err != nil {
+	if err := writeBlockFile(p, raw, false, &c.noDirect); err != nil {
 		return err
 	}
 	c.mu.Lock()

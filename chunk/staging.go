@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -29,6 +30,8 @@ type staging struct {
 	closed  chan struct{} // closed with closing, to cut retry pauses short
 	failed  bool          // an upload failed while closing: leave the rest staged
 	wg      sync.WaitGroup
+
+	noDirect atomic.Bool // O_DIRECT was refused; write through the page cache
 }
 
 type staged struct {
@@ -84,7 +87,7 @@ func (st *staging) stage(key string, raw []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	err := atomicfile.Write(p, raw, diskTempPrefix, true)
+	err := writeBlockFile(p, raw, true, &st.noDirect)
 	if err == nil {
 		err = atomicfile.SyncDir(dir)
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // tempPrefix starts the names of objects being written; List skips them and
@@ -29,7 +30,8 @@ const tempPrefix = ".cairn-tmp-"
 type File struct {
 	root      string
 	deferSync bool
-	unsynced  unsynced // with deferSync: what Sync must flush
+	unsynced  unsynced    // with deferSync: what Sync must flush
+	noDirect  atomic.Bool // O_DIRECT was refused; write through the page cache
 }
 
 var _ Store = (*File)(nil)
@@ -90,12 +92,12 @@ func (f *File) Put(ctx context.Context, key string, data []byte) error {
 	}
 	p := f.path(key)
 	dir := filepath.Dir(p)
-	err := atomicfile.Write(p, data, tempPrefix, !f.deferSync)
+	err := f.write(p, data)
 	// A Delete may remove the emptied directory between MkdirAll and the
 	// write; try a few times.
 	for try := 0; try < 5 && errors.Is(err, fs.ErrNotExist); try++ {
 		if err = os.MkdirAll(dir, 0o755); err == nil {
-			err = atomicfile.Write(p, data, tempPrefix, !f.deferSync)
+			err = f.write(p, data)
 		}
 	}
 	if err != nil {
@@ -109,6 +111,21 @@ func (f *File) Put(ctx context.Context, key string, data []byte) error {
 		return fmt.Errorf("put %s: %w", key, err)
 	}
 	return nil
+}
+
+// write puts data in a file at p. Objects are written once and flushed
+// before anyone relies on them: with O_DIRECT they go from data to the
+// disk without a copy in the page cache, which costs more CPU than the
+// rest of a block's way through cairn.
+func (f *File) write(p string, data []byte) error {
+	if !f.noDirect.Load() && atomicfile.CanWriteDirect(data) {
+		err := atomicfile.WriteDirect(p, data, tempPrefix, !f.deferSync)
+		if !errors.Is(err, atomicfile.ErrNoDirect) {
+			return err
+		}
+		f.noDirect.Store(true) // the file system refuses it: stop trying
+	}
+	return atomicfile.Write(p, data, tempPrefix, !f.deferSync)
 }
 
 func (f *File) Get(ctx context.Context, key string, off, limit int64) ([]byte, error) {
