@@ -65,6 +65,11 @@ type Engine struct {
 	file string
 
 	rebound sync.Map // query with '?' placeholders -> the dialect's form
+
+	// ownLocks holds this engine's copy of each lock owner's byte-range
+	// locks (ownedRanges -> encoded ranges), the guess setLkRoutine
+	// computes from and cairn_setlk checks.
+	ownLocks sync.Map
 }
 
 func newEngine(db *dbsql.DB, d *dialect) *Engine {

@@ -169,6 +169,11 @@ func (e *Engine) SetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 	if err := checkLock(l); err != nil {
 		return err
 	}
+	if e.d.routines {
+		if err := e.setLkRoutine(ctx, ino, owner, l); err != errMissingRoutine {
+			return err
+		}
+	}
 	return e.txn(ctx, func(c *conn) error {
 		if _, err := c.getNode(ino, true); err != nil {
 			return err

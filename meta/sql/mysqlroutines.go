@@ -485,6 +485,57 @@ END`},
 		INSERT INTO cairn_flock (ino, sid, owner, ltype) VALUES (p_ino, p_sid, p_owner, p_type)
 			ON DUPLICATE KEY UPDATE ltype = VALUES(ltype);`,
 		"r_errno"),
+	// cairn_lock_conflict tells whether a byte-range lock of p_type over
+	// [p_start, p_end] conflicts with another owner's (locks.go
+	// conflicting). Ranges are records of 24 bytes: type (4), start (8),
+	// end (8), pid (4), big endian, so bytes compare as the numbers do.
+	[]string{"DROP PROCEDURE IF EXISTS cairn_lock_conflict", `CREATE PROCEDURE cairn_lock_conflict(p_ino BIGINT,
+	p_sid BIGINT, p_owner BIGINT, p_type BIGINT, p_start VARBINARY(8), p_end VARBINARY(8), OUT r_conflict BOOLEAN)
+BEGIN
+	DECLARE v_ranges LONGBLOB;
+	DECLARE v_i, v_n BIGINT;
+	DECLARE v_done BOOLEAN DEFAULT FALSE;
+	DECLARE v_others CURSOR FOR SELECT ranges FROM cairn_plock
+		WHERE ino = p_ino AND NOT (sid = p_sid AND owner = p_owner);
+	DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+	SET r_conflict = FALSE;
+	OPEN v_others;
+	scan: LOOP
+		FETCH v_others INTO v_ranges;
+		IF v_done OR r_conflict THEN LEAVE scan; END IF;
+		SET v_i = 0, v_n = LENGTH(v_ranges) DIV 24;
+		WHILE v_i < v_n AND NOT r_conflict DO
+			SET r_conflict = SUBSTRING(v_ranges, v_i * 24 + 13, 8) >= p_start AND SUBSTRING(v_ranges, v_i * 24 + 5, 8) <= p_end
+				AND (p_type = 1 OR ASCII(SUBSTRING(v_ranges, v_i * 24 + 4, 1)) = 1);
+			SET v_i = v_i + 1;
+		END WHILE;
+	END LOOP;
+	CLOSE v_others;
+END`},
+
+	mysqlProcedure("cairn_setlk", "p_ino BIGINT, p_sid BIGINT, p_owner BIGINT, p_type BIGINT, "+
+		"p_start VARBINARY(8), p_end VARBINARY(8), p_old LONGBLOB, p_new LONGBLOB", `
+	DECLARE v_one BIGINT;
+	DECLARE v_cur LONGBLOB;
+	DECLARE v_conflict BOOLEAN DEFAULT FALSE;`, `
+		-- locks.go SetLk. The caller computed p_new, this owner's ranges
+		-- with the lock applied, from p_old; they must still be the stored
+		-- ones.
+		SELECT 1 INTO v_one FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+		IF v_one IS NULL THEN SET r_errno = 2; LEAVE body; END IF;              -- ENOENT
+		SELECT ranges INTO v_cur FROM cairn_plock WHERE ino = p_ino AND sid = p_sid AND owner = p_owner;
+		IF COALESCE(v_cur, '') <> p_old THEN SET r_errno = -2; LEAVE body; END IF; -- outdated guess
+		IF p_type <> 2 THEN
+			CALL cairn_lock_conflict(p_ino, p_sid, p_owner, p_type, p_start, p_end, v_conflict);
+			IF v_conflict THEN SET r_errno = 11; LEAVE body; END IF;            -- EAGAIN
+		END IF;
+		IF LENGTH(p_new) = 0 THEN
+			DELETE FROM cairn_plock WHERE ino = p_ino AND sid = p_sid AND owner = p_owner;
+		ELSE
+			INSERT INTO cairn_plock (ino, sid, owner, ranges) VALUES (p_ino, p_sid, p_owner, p_new)
+				ON DUPLICATE KEY UPDATE ranges = VALUES(ranges);
+		END IF;`,
+		"r_errno"),
 )
 
 // mysqlFunction is the statements that (re)create a stored function.

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -38,6 +39,7 @@ var (
 	routineRelease     = routine{name: "cairn_release", args: 2}
 	routineTruncate    = routine{name: "cairn_truncate", args: 6, cols: attrCols}
 	routineFlock       = routine{name: "cairn_flock", args: 4}
+	routineSetLk       = routine{name: "cairn_setlk", args: 8}
 )
 
 // routinesVersion is the behaviour of the routines Init installs. Load
@@ -45,7 +47,7 @@ var (
 // volume formatted by an earlier release gains them; a release that
 // changes a routine's arguments or results gives it a new name, so that
 // clients of both releases can share the volume while they are upgraded.
-const routinesVersion = 7
+const routinesVersion = 8
 
 // callStatement is the statement that calls r and returns its row, with a
 // missing value read as 0.
@@ -82,6 +84,11 @@ var errMissingRoutine = errors.New("server-side routine not installed")
 // errStale is a routine's answer that what it found changed between a
 // look without locks and the locks; the operation runs again.
 var errStale = errors.New("attributes changed under the operation")
+
+// errOutdated is a routine's answer that a value the caller computed
+// from (rather than one the routine reads under its locks) is no longer
+// the stored one: the caller reads it again and computes anew.
+var errOutdated = errors.New("the caller's copy is outdated")
 
 // callRoutine runs r with args as one statement, re-running it on
 // conflicts, and scans the columns after its errno into dest. doing says
@@ -127,6 +134,8 @@ func (e *Engine) callSettled(ctx context.Context, r routine, doing func() string
 			return true, fmt.Errorf("%w: the connection broke while %s: %v", meta.ErrIO, doing(), err)
 		case err != nil:
 			return false, err
+		case errno == -2:
+			return false, errOutdated
 		case errno < 0:
 			return false, errStale
 		case errno == int64(syscall.EIO):
@@ -306,4 +315,55 @@ func (e *Engine) truncateRoutine(ctx context.Context, cred meta.Cred, ino meta.I
 func (e *Engine) flockRoutine(ctx context.Context, ino meta.Ino, owner meta.LockOwner, typ uint32) error {
 	return e.callRoutine(ctx, routineFlock, func() string { return fmt.Sprintf("locking inode %d, it may or may not be locked", ino) },
 		[]any{int64(ino), int64(owner.Session), int64(owner.Owner), int64(typ)})
+}
+
+// setLkRoutine is SetLk as one call of cairn_setlk. The owner's new
+// ranges are computed here (applyLock) from a copy of its current ones
+// that the engine keeps, which the routine checks against the stored
+// ranges; when another engine changed them (a session's locks cleaned up,
+// an inode deleted), they are read again and the call repeated.
+func (e *Engine) setLkRoutine(ctx context.Context, ino meta.Ino, owner meta.LockOwner, l meta.Lock) error {
+	key := ownedRanges{ino, owner}
+	old, _ := e.ownLocks.Load(key)
+	for attempt := 0; ; attempt++ {
+		oldRanges, _ := old.([]byte)
+		mine, err := decodeLocks(oldRanges)
+		if err != nil {
+			return err
+		}
+		next := encodeLocks(applyLock(mine, l))
+		err = e.callRoutine(ctx, routineSetLk, func() string { return fmt.Sprintf("locking inode %d, it may or may not be locked", ino) },
+			[]any{int64(ino), int64(owner.Session), int64(owner.Owner), int64(l.Type),
+				binary.BigEndian.AppendUint64(nil, l.Start), binary.BigEndian.AppendUint64(nil, l.End), blobArg(oldRanges), blobArg(next)})
+		if !errors.Is(err, errOutdated) || attempt >= maxConflictRetries {
+			if err == nil {
+				if len(next) == 0 {
+					e.ownLocks.Delete(key)
+				} else {
+					e.ownLocks.Store(key, next)
+				}
+			}
+			return err
+		}
+		var stored []byte
+		err = e.read(ctx, func(c *conn) error {
+			err := c.queryRow("SELECT ranges FROM cairn_plock WHERE ino = ? AND sid = ? AND owner = ?",
+				int64(ino), int64(owner.Session), int64(owner.Owner)).Scan(&stored)
+			if isNoRows(err) {
+				stored = nil
+				return nil
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		old = stored
+	}
+}
+
+// ownedRanges keys the engine's copies of its owners' byte-range locks.
+type ownedRanges struct {
+	ino   meta.Ino
+	owner meta.LockOwner
 }

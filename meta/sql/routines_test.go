@@ -341,3 +341,67 @@ func TestSQLiteRoutineSlices(t *testing.T) {
 	defer e.Close()
 	checkRoutineSlices(t, e)
 }
+
+// checkSetLkOutdated changes an owner's byte-range locks behind the back
+// of the engine that keeps a copy of them (as a session cleanup by another
+// client does): the next SetLk must find its copy outdated, read the
+// stored ranges and apply the lock to those.
+func checkSetLkOutdated(t *testing.T, e1 *Engine) {
+	ctx := context.Background()
+	if err := e1.Init(ctx, testFormat(), false); err != nil {
+		t.Fatal(err)
+	}
+	e2 := reopen(t, e1).(*Engine)
+	f := meta.Ino(600)
+	if _, err := e1.Mknod(ctx, meta.RootCred, meta.RootIno, "f", f, meta.TypeFile, 0644, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	alice := meta.LockOwner{Session: 1, Owner: 1}
+	bob := meta.LockOwner{Session: 2, Owner: 1}
+	lock := func(e *Engine, o meta.LockOwner, typ uint32, start, end uint64) error {
+		return e.SetLk(ctx, f, o, meta.Lock{Type: typ, Start: start, End: end, Pid: 7})
+	}
+	must := func(err error, what string) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	must(lock(e1, alice, meta.LockWrite, 0, 99), "alice locks [0,99] through e1")
+	// Another client drops alice's locks (her session was cleaned up).
+	c := &conn{ctx: ctx, e: e2, q: e2.db}
+	if _, err := c.exec("DELETE FROM cairn_plock WHERE ino = ?", int64(f)); err != nil {
+		t.Fatal(err)
+	}
+	// And alice takes [200,299] through e2, which e1 does not know.
+	must(lock(e2, alice, meta.LockWrite, 200, 299), "alice locks [200,299] through e2")
+	before := e1.Stats().RoundTrips
+	must(lock(e1, alice, meta.LockUnlock, 0, 49), "alice unlocks [0,49] through e1")
+	if n := e1.Stats().RoundTrips - before; n < 3 {
+		t.Errorf("SetLk with an outdated copy took %d round trips: it cannot have read the stored ranges", n)
+	}
+	// [0,99] is gone, [200,299] is still hers.
+	must(lock(e1, bob, meta.LockWrite, 0, 99), "bob locks [0,99] once alice's lock there is gone")
+	if err := lock(e1, bob, meta.LockWrite, 250, 250); !errors.Is(err, meta.ErrAgain) {
+		t.Errorf("bob locks [250,250] inside alice's [200,299]: %v, want EAGAIN", err)
+	}
+	got, err := e2.GetLk(ctx, f, bob, meta.Lock{Type: meta.LockWrite, Start: 0, End: 1 << 62})
+	if err != nil || got.Start != 200 || got.End != 299 {
+		t.Errorf("GetLk sees %+v, %v; want alice's [200,299]", got, err)
+	}
+	// With a copy that is right, one round trip.
+	before = e1.Stats().RoundTrips
+	must(lock(e1, bob, meta.LockUnlock, 0, 99), "bob unlocks")
+	if n := e1.Stats().RoundTrips - before; n != 1 {
+		t.Errorf("SetLk with a current copy took %d round trips, want 1", n)
+	}
+}
+
+func TestPostgresSetLkOutdated(t *testing.T) {
+	checkSetLkOutdated(t, startPostgres(t).engine(t))
+}
+
+func TestMariaDBSetLkOutdated(t *testing.T) {
+	m := &mariaEnv{srv: testenv.MariaDB(t)}
+	checkSetLkOutdated(t, m.engine(t))
+}
