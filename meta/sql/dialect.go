@@ -50,8 +50,8 @@ type dialect struct {
 	// the driver skips the result sets that have no columns).
 	batchReads bool
 	// functions are server-side functions Init installs; with them, Write
-	// is one call (serverWrite), and Mknod, Unlink, Rmdir and Rename are
-	// one call each (routines, see routines.go).
+	// is one call (serverWrite), and so are the namespace, attribute,
+	// xattr, truncate and lock operations (routines, see routines.go).
 	functions   []string
 	serverWrite bool
 	routines    bool

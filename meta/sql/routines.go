@@ -13,7 +13,7 @@ import (
 )
 
 // routine is a server-side function (PostgreSQL) or stored procedure
-// (MySQL/MariaDB) that Init installs: a whole namespace operation, its
+// (MySQL/MariaDB) that Init installs: a whole metadata operation, its
 // permission checks included, as one statement and so one round trip.
 // Each answers with one row: an errno (0 done, > 0 the operation's POSIX
 // error, < 0 run it again) and then cols.
