@@ -128,6 +128,10 @@ func (f *File) write(p string, data []byte) error {
 	return atomicfile.Write(p, data, tempPrefix, !f.deferSync)
 }
 
+// directMin is the smallest object read with O_DIRECT: below it, the
+// page cache's copy costs less than a read that always goes to the disk.
+const directMin = 64 << 10
+
 func (f *File) Get(ctx context.Context, key string, off, limit int64) ([]byte, error) {
 	if checkKey(key) != nil {
 		return nil, notExist(key)
@@ -157,6 +161,17 @@ func (f *File) Get(ctx context.Context, key string, off, limit int64) ([]byte, e
 	n := size - off
 	if limit >= 0 && limit < n {
 		n = limit
+	}
+	if off == 0 && n == size && size >= directMin && !f.noDirect.Load() {
+		data, err := readDirect(fh, size)
+		switch {
+		case errors.Is(err, errNoDirect):
+			f.noDirect.Store(true) // the file system refuses it: stop trying
+		case err != nil:
+			return nil, fmt.Errorf("get %s: %w", key, err)
+		case data != nil:
+			return data, nil
+		}
 	}
 	buf := make([]byte, n)
 	got, err := fh.ReadAt(buf, off)

@@ -1,6 +1,7 @@
 package object_test
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -109,5 +110,44 @@ func TestUnknownStorage(t *testing.T) {
 	_, err := object.Open("ftp", "x", object.Options{})
 	if err == nil || !strings.Contains(err.Error(), "ftp") {
 		t.Errorf("Open(ftp) = %v, want an error naming ftp", err)
+	}
+}
+
+// TestFileBigObjects puts objects of the sizes blocks have, which go to
+// and from the disk with O_DIRECT where the file system allows, and reads
+// them whole and in part; an object replaced by a shorter one reads as
+// the new one.
+func TestFileBigObjects(t *testing.T) {
+	ctx := context.Background()
+	for _, deferSync := range []bool{false, true} {
+		s, err := object.Open("file", t.TempDir(), object.Options{DeferSync: deferSync})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{64 << 10, 128<<10 + 10, 4<<20 + 10, 1<<20 + 4096} {
+			data := make([]byte, n)
+			for i := range data {
+				data[i] = byte(i*13 + n)
+			}
+			key := "chunks/0/0/" + strings.Repeat("x", n%7+1)
+			if err := s.Put(ctx, key, data); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.Get(ctx, key, 0, -1)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("%d bytes (deferSync %v): got %d bytes, %v", n, deferSync, len(got), err)
+			}
+			part, err := s.Get(ctx, key, 10, 5000)
+			if err != nil || !bytes.Equal(part, data[10:5010]) {
+				t.Fatalf("%d bytes: part read %d bytes, %v", n, len(part), err)
+			}
+			short := data[:n-4096]
+			if err := s.Put(ctx, key, short); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := s.Get(ctx, key, 0, -1); err != nil || !bytes.Equal(got, short) {
+				t.Fatalf("%d bytes replaced by %d: got %d bytes, %v", n, len(short), len(got), err)
+			}
+		}
 	}
 }
