@@ -287,6 +287,12 @@ func (e *Engine) Fallocate(ctx context.Context, cred meta.Cred, ino meta.Ino, mo
 		return meta.Attr{}, meta.ErrTooBig
 	}
 	end := off + size
+	if e.d.routines {
+		a, err := e.fallocateRoutine(ctx, cred, ino, mode, off, end)
+		if err != errMissingRoutine {
+			return a, err
+		}
+	}
 	var a meta.Attr
 	err := e.txn(ctx, func(c *conn) error {
 		now := nowNs()

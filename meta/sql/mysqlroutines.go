@@ -412,6 +412,20 @@ BEGIN
 	DELETE FROM cairn_chunk WHERE ino = p_ino AND idx >= p_from;
 END`},
 
+	// cairn_hide_range is data.go's hideRange, in its caller's
+	// transaction: a hole record over [p_off, p_end) appended to each
+	// chunk that exists there, so that those bytes read as zeros.
+	[]string{"DROP PROCEDURE IF EXISTS cairn_hide_range", `CREATE PROCEDURE cairn_hide_range(p_ino BIGINT, p_off BIGINT, p_end BIGINT)
+BEGIN
+	IF p_off < p_end THEN
+		UPDATE cairn_chunk SET slices = CONCAT(slices,
+			UNHEX(LPAD(HEX(GREATEST(p_off, idx * 67108864) - idx * 67108864), 8, '0')), UNHEX(REPEAT('0', 16)),
+			UNHEX(LPAD(HEX(LEAST(p_end, (idx + 1) * 67108864) - GREATEST(p_off, idx * 67108864)), 8, '0')), UNHEX(REPEAT('0', 8)),
+			UNHEX(LPAD(HEX(LEAST(p_end, (idx + 1) * 67108864) - GREATEST(p_off, idx * 67108864)), 8, '0')))
+		WHERE ino = p_ino AND idx BETWEEN p_off DIV 67108864 AND (p_end - 1) DIV 67108864;
+	END IF;
+END`},
+
 	mysqlProcedure("cairn_release", "p_sid BIGINT, p_ino BIGINT", `
 	DECLARE v_owner, a_ftype, a_nlink, a_length BIGINT;`, `
 		SELECT sid INTO v_owner FROM cairn_orphan WHERE ino = p_ino FOR UPDATE;
@@ -435,7 +449,7 @@ END`},
 
 	mysqlProcedure("cairn_truncate", "p_ino BIGINT, p_length BIGINT, c_uid BIGINT, c_groups TEXT, p_now BIGINT, p_capacity BIGINT", `
 	DECLARE a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_parent BIGINT;
-	DECLARE v_delta, v_used, v_idx, v_end, v_lo, v_hi BIGINT;
+	DECLARE v_delta, v_used BIGINT;
 	DECLARE v_chunk_size BIGINT DEFAULT 67108864;`, `
 		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, parent
 			INTO a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_parent
@@ -452,16 +466,7 @@ END`},
 		END IF;
 		IF p_length < a_length THEN
 			CALL cairn_drop_chunks(p_ino, (p_length + v_chunk_size - 1) DIV v_chunk_size);
-			-- data.go hideRange: a hole over the rest of the chunk that holds
-			-- the new end, so that its old bytes read as zeros.
-			SET v_end = LEAST(a_length, (p_length DIV v_chunk_size + 1) * v_chunk_size);
-			IF p_length < v_end THEN
-				SET v_idx = p_length DIV v_chunk_size;
-				SET v_lo = p_length - v_idx * v_chunk_size, v_hi = v_end - v_idx * v_chunk_size;
-				UPDATE cairn_chunk SET slices = CONCAT(slices, UNHEX(LPAD(HEX(v_lo), 8, '0')), UNHEX(REPEAT('0', 16)),
-					UNHEX(LPAD(HEX(v_hi - v_lo), 8, '0')), UNHEX(REPEAT('0', 8)), UNHEX(LPAD(HEX(v_hi - v_lo), 8, '0')))
-					WHERE ino = p_ino AND idx = v_idx;
-			END IF;
+			CALL cairn_hide_range(p_ino, p_length, LEAST(a_length, (p_length DIV v_chunk_size + 1) * v_chunk_size));
 		END IF;
 		UPDATE cairn_node SET length = p_length, mtime = p_now, ctime = p_now WHERE ino = p_ino;
 		IF v_delta <> 0 THEN
@@ -536,6 +541,38 @@ END`},
 				ON DUPLICATE KEY UPDATE ranges = VALUES(ranges);
 		END IF;`,
 		"r_errno"),
+	mysqlProcedure("cairn_fallocate", "p_ino BIGINT, p_mode BIGINT, p_off BIGINT, p_end BIGINT, c_uid BIGINT, c_groups TEXT, "+
+		"p_now BIGINT, p_capacity BIGINT", `
+	DECLARE a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_mtime, a_parent BIGINT;
+	DECLARE v_len, v_delta, v_used BIGINT;`, `
+		-- data.go Fallocate, after its checks of the arguments. p_mode:
+		-- 1 keep size, 2 punch a hole, 16 zero the range.
+		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, mtime, parent
+			INTO a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_mtime, a_parent
+			FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+		IF a_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
+		IF a_ftype = 2 THEN SET r_errno = 21; LEAVE body; END IF;               -- EISDIR
+		IF a_ftype <> 1 THEN SET r_errno = 19; LEAVE body; END IF;              -- ENODEV
+		SET r_errno = cairn_access(a_ftype, a_mode, a_uid, a_gid, c_uid, c_groups, 2);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
+		SET v_len = a_length;
+		IF p_mode & 1 = 0 AND p_end > v_len THEN SET v_len = p_end; END IF;
+		SET v_delta = (v_len + 4095) DIV 4096 * 4096 - (a_length + 4095) DIV 4096 * 4096;
+		IF p_capacity > 0 AND v_delta > 0 THEN
+			SELECT space INTO v_used FROM cairn_usage WHERE id = 1;
+			IF v_used + v_delta > p_capacity THEN SET r_errno = 28; LEAVE body; END IF; -- ENOSPC
+		END IF;
+		IF p_mode & 18 <> 0 THEN
+			CALL cairn_hide_range(p_ino, p_off, LEAST(p_end, a_length));
+			SET a_mtime = p_now;
+		ELSEIF v_len <> a_length THEN
+			SET a_mtime = p_now;
+		END IF;
+		UPDATE cairn_node SET length = v_len, mtime = a_mtime, ctime = p_now WHERE ino = p_ino;
+		IF v_delta <> 0 THEN
+			UPDATE cairn_usage SET space = space + v_delta WHERE id = 1;
+		END IF;`,
+		"r_errno, a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, v_len, a_atime, a_mtime, p_now, a_parent"),
 )
 
 // mysqlFunction is the statements that (re)create a stored function.

@@ -477,6 +477,16 @@ BEGIN
 	DELETE FROM cairn_chunk WHERE ino = p_ino AND idx >= p_from;
 END
 $$`, `
+CREATE OR REPLACE FUNCTION cairn_hide_range(p_ino bigint, p_off bigint, p_end bigint) RETURNS void
+LANGUAGE sql AS $$
+	-- data.go hideRange: a hole record over [p_off, p_end) appended to
+	-- each chunk that exists there, so that those bytes read as zeros.
+	UPDATE cairn_chunk SET slices = slices
+		|| int4send((greatest(p_off, idx * 67108864) - idx * 67108864)::int) || int8send(0::bigint)
+		|| int4send((least(p_end, (idx + 1) * 67108864) - greatest(p_off, idx * 67108864))::int) || int4send(0)
+		|| int4send((least(p_end, (idx + 1) * 67108864) - greatest(p_off, idx * 67108864))::int)
+	WHERE ino = p_ino AND p_off < p_end AND idx >= p_off / 67108864 AND idx <= (p_end - 1) / 67108864
+$$`, `
 CREATE OR REPLACE FUNCTION cairn_release(p_sid bigint, p_ino bigint)
 RETURNS TABLE (r_errno int)
 LANGUAGE plpgsql AS $$
@@ -515,10 +525,6 @@ DECLARE
 	chunk_size constant bigint := 67108864;
 	delta bigint;
 	used bigint;
-	v_idx bigint;
-	hide_end bigint;
-	lo bigint;
-	hi bigint;
 BEGIN
 	SELECT * INTO a FROM cairn_node WHERE ino = p_ino FOR UPDATE;
 	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
@@ -533,17 +539,7 @@ BEGIN
 	END IF;
 	IF p_length < a.length THEN
 		PERFORM cairn_drop_chunks(p_ino, (p_length + chunk_size - 1) / chunk_size);
-		-- data.go hideRange: a hole over the rest of the chunk that holds
-		-- the new end, so that its old bytes read as zeros.
-		hide_end := least(a.length, (p_length / chunk_size + 1) * chunk_size);
-		IF p_length < hide_end THEN
-			v_idx := p_length / chunk_size;
-			lo := p_length - v_idx * chunk_size;
-			hi := hide_end - v_idx * chunk_size;
-			UPDATE cairn_chunk SET slices = slices || int4send(lo::int) || int8send(0::bigint) ||
-				int4send((hi - lo)::int) || int4send(0) || int4send((hi - lo)::int)
-				WHERE ino = p_ino AND idx = v_idx;
-		END IF;
+		PERFORM cairn_hide_range(p_ino, p_length, least(a.length, (p_length / chunk_size + 1) * chunk_size));
 	END IF;
 	UPDATE cairn_node SET length = p_length, mtime = p_now, ctime = p_now WHERE ino = p_ino;
 	IF delta <> 0 THEN
@@ -607,6 +603,48 @@ BEGIN
 		INSERT INTO cairn_plock (ino, sid, owner, ranges) VALUES (p_ino, p_sid, p_owner, p_new)
 			ON CONFLICT (ino, sid, owner) DO UPDATE SET ranges = excluded.ranges;
 	END IF;
+	RETURN NEXT;
+END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_fallocate(p_ino bigint, p_mode bigint, p_off bigint, p_end bigint,
+	c_uid bigint, c_groups text, p_now bigint, p_capacity bigint)
+RETURNS TABLE (r_errno int, r_ftype bigint, r_mode bigint, r_uid bigint, r_gid bigint, r_rdev bigint,
+	r_nlink bigint, r_length bigint, r_atime bigint, r_mtime bigint, r_ctime bigint, r_parent bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+	a cairn_node%ROWTYPE;
+	new_len bigint;
+	delta bigint;
+	used bigint;
+BEGIN
+	-- data.go Fallocate, after its checks of the arguments. p_mode: 1 keep
+	-- size, 2 punch a hole, 16 zero the range.
+	SELECT * INTO a FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
+	IF a.ftype = 2 THEN r_errno := 21; RETURN NEXT; RETURN; END IF;       -- EISDIR
+	IF a.ftype <> 1 THEN r_errno := 19; RETURN NEXT; RETURN; END IF;      -- ENODEV
+	r_errno := cairn_access(a.ftype, a.mode, a.uid, a.gid, c_uid, c_groups, 2);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
+	new_len := a.length;
+	IF p_mode & 1 = 0 AND p_end > new_len THEN new_len := p_end; END IF;
+	delta := (new_len + 4095) / 4096 * 4096 - (a.length + 4095) / 4096 * 4096;
+	IF p_capacity > 0 AND delta > 0 THEN
+		SELECT space INTO used FROM cairn_usage WHERE id = 1;
+		IF used + delta > p_capacity THEN r_errno := 28; RETURN NEXT; RETURN; END IF; -- ENOSPC
+	END IF;
+	IF p_mode & 18 <> 0 THEN
+		PERFORM cairn_hide_range(p_ino, p_off, least(p_end, a.length));
+		a.mtime := p_now;
+	ELSIF new_len <> a.length THEN
+		a.mtime := p_now;
+	END IF;
+	UPDATE cairn_node SET length = new_len, mtime = a.mtime, ctime = p_now WHERE ino = p_ino;
+	IF delta <> 0 THEN
+		UPDATE cairn_usage SET space = space + delta WHERE id = 1;
+	END IF;
+	r_ftype := a.ftype; r_mode := a.mode; r_uid := a.uid; r_gid := a.gid; r_rdev := a.rdev;
+	r_nlink := a.nlink; r_length := new_len; r_atime := a.atime; r_mtime := a.mtime; r_ctime := p_now;
+	r_parent := a.parent;
 	RETURN NEXT;
 END
 $$`}

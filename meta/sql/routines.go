@@ -40,6 +40,7 @@ var (
 	routineTruncate    = routine{name: "cairn_truncate", args: 6, cols: attrCols}
 	routineFlock       = routine{name: "cairn_flock", args: 4}
 	routineSetLk       = routine{name: "cairn_setlk", args: 8}
+	routineFallocate   = routine{name: "cairn_fallocate", args: 8, cols: attrCols}
 )
 
 // routinesVersion is the behaviour of the routines Init installs. Load
@@ -47,7 +48,7 @@ var (
 // volume formatted by an earlier release gains them; a release that
 // changes a routine's arguments or results gives it a new name, so that
 // clients of both releases can share the volume while they are upgraded.
-const routinesVersion = 8
+const routinesVersion = 9
 
 // callStatement is the statement that calls r and returns its row, with a
 // missing value read as 0.
@@ -366,4 +367,18 @@ func (e *Engine) setLkRoutine(ctx context.Context, ino meta.Ino, owner meta.Lock
 type ownedRanges struct {
 	ino   meta.Ino
 	owner meta.LockOwner
+}
+
+// fallocateRoutine is Fallocate as one call of cairn_fallocate, after
+// Fallocate's checks of its arguments.
+func (e *Engine) fallocateRoutine(ctx context.Context, cred meta.Cred, ino meta.Ino, mode uint8, off, end uint64) (meta.Attr, error) {
+	var a meta.Attr
+	dest, finish := attrDest(&a)
+	err := e.callRoutine(ctx, routineFallocate, func() string { return fmt.Sprintf("allocating in inode %d, it may or may not have changed", ino) },
+		[]any{int64(ino), int64(mode), int64(off), int64(end), int64(cred.Uid), groupsArg(cred), nowNs(), e.capacity()}, dest...)
+	if err != nil {
+		return meta.Attr{}, err
+	}
+	finish()
+	return a, nil
 }

@@ -296,6 +296,33 @@ func checkRoutineSlices(t *testing.T, e *Engine) {
 	if len(list) != 2 || list[0] != slices[0] || list[1] != hole {
 		t.Errorf("chunk 0 after Truncate to 1000: %+v, want the slice and then %+v", list, hole)
 	}
+	// A hole punched across a chunk boundary ends both chunks' lists.
+	h := meta.Ino(502)
+	if _, err := e.Mknod(ctx, meta.RootCred, meta.RootIno, "h", h, meta.TypeFile, 0644, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	hid, err := e.NextSlices(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for idx := uint32(0); idx < 2; idx++ {
+		if _, _, err := e.Write(ctx, h, idx, meta.Slice{ID: hid + uint64(idx), Size: 4096, Len: 4096}, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a, err := e.Fallocate(ctx, meta.RootCred, h, meta.FallocPunchHole|meta.FallocKeepSize, 100, meta.ChunkSize-50); err != nil ||
+		a.Length != meta.ChunkSize+4096 {
+		t.Fatalf("punch hole: %+v, %v", a, err)
+	}
+	for idx, want := range []meta.Slice{
+		{Pos: 100, Size: meta.ChunkSize - 100, Len: meta.ChunkSize - 100},
+		{Pos: 0, Size: 50, Len: 50},
+	} {
+		list, err := e.Read(ctx, h, uint32(idx))
+		if err != nil || len(list) != 2 || list[1] != want {
+			t.Errorf("chunk %d after the punch: %+v, %v; want the slice and then %+v", idx, list, err, want)
+		}
+	}
 	// Deleting g frees its slice.
 	if _, _, err := e.Unlink(ctx, meta.RootCred, meta.RootIno, fmt.Sprint(g), 1); err != nil {
 		t.Fatal(err)
@@ -318,8 +345,8 @@ func checkRoutineSlices(t *testing.T, e *Engine) {
 	if _, err := e.GetAttr(ctx, g); !errors.Is(err, meta.ErrNotFound) {
 		t.Errorf("GetAttr of the released file: %v, want ENOENT", err)
 	}
-	if u, err := e.Usage(ctx); err != nil || u.Inodes != 2 || u.Space != 4096 {
-		t.Errorf("Usage after the truncate and the delete: %+v, %v; want 2 inodes, 4096 bytes", u, err)
+	if u, err := e.Usage(ctx); err != nil || u.Inodes != 3 || u.Space != 4096+meta.ChunkSize+4096 {
+		t.Errorf("Usage after the truncate and the delete: %+v, %v; want 3 inodes, %d bytes", u, err, 4096+meta.ChunkSize+4096)
 	}
 }
 
