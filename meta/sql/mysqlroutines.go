@@ -55,6 +55,15 @@ END`),
 	RETURN -1; -- a parent chain too long: the tree may hold a loop
 END`),
 
+	mysqlFunction("cairn_search", "n_ftype BIGINT, n_mode BIGINT, n_uid BIGINT, n_gid BIGINT, c_uid BIGINT, c_groups TEXT",
+		"INT DETERMINISTIC NO SQL", `BEGIN
+	-- The checks of a directory a name is looked up in, given its row (all
+	-- NULL when it is missing): it exists, is a directory, may be searched.
+	IF n_ftype IS NULL THEN RETURN 2; END IF;                               -- ENOENT
+	IF n_ftype <> 2 THEN RETURN 20; END IF;                                 -- ENOTDIR
+	RETURN cairn_access(n_ftype, n_mode, n_uid, n_gid, c_uid, c_groups, 1);
+END`),
+
 	// cairn_lock_victim is the lookup unlink and rmdir share
 	// (meta.MayDelete on the entry): it locks the directory and the
 	// entry's inode, or says why not. It runs in its caller's transaction.
@@ -64,9 +73,7 @@ body: BEGIN
 	DECLARE v_ftype, v_mode, v_uid, v_gid, s_uid BIGINT;
 	SET r_errno = 0, r_target = NULL;
 	SELECT ftype, mode, uid, gid INTO v_ftype, v_mode, v_uid, v_gid FROM cairn_node WHERE ino = p_parent FOR UPDATE;
-	IF v_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
-	IF v_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;              -- ENOTDIR
-	SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 1);
+	SET r_errno = cairn_search(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups);
 	IF r_errno <> 0 THEN LEAVE body; END IF;
 	SELECT ino INTO r_target FROM cairn_edge WHERE parent = p_parent AND name = p_name;
 	IF r_target IS NULL THEN SET r_errno = 2; LEAVE body; END IF;
@@ -80,9 +87,7 @@ END`},
 	DECLARE v_ftype, v_mode, v_uid, v_gid, v_one, v_used BIGINT;
 	DECLARE r_mode, r_gid, r_nlink, r_length, r_parent BIGINT DEFAULT 0;`, `
 		SELECT ftype, mode, uid, gid INTO v_ftype, v_mode, v_uid, v_gid FROM cairn_node WHERE ino = p_parent FOR UPDATE;
-		IF v_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
-		IF v_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;              -- ENOTDIR
-		SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 1);
+		SET r_errno = cairn_search(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups);
 		IF r_errno <> 0 THEN LEAVE body; END IF;
 		SELECT 1 INTO v_one FROM cairn_edge WHERE parent = p_parent AND name = p_name;
 		IF v_one IS NOT NULL THEN SET r_errno = 17; LEAVE body; END IF;         -- EEXIST
@@ -169,14 +174,10 @@ END`},
 		SELECT ino INTO v_one FROM cairn_node WHERE ino = LEAST(p_sp, p_dp) FOR UPDATE;
 		SELECT ino INTO v_one FROM cairn_node WHERE ino = GREATEST(p_sp, p_dp) FOR UPDATE;
 		SELECT ftype, mode, uid, gid INTO sp_ftype, sp_mode, sp_uid, sp_gid FROM cairn_node WHERE ino = p_sp;
-		IF sp_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;           -- ENOENT
-		IF sp_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;             -- ENOTDIR
-		SET r_errno = cairn_access(sp_ftype, sp_mode, sp_uid, sp_gid, c_uid, c_groups, 1);
+		SET r_errno = cairn_search(sp_ftype, sp_mode, sp_uid, sp_gid, c_uid, c_groups);
 		IF r_errno <> 0 THEN LEAVE body; END IF;
 		SELECT ftype, mode, uid, gid INTO dp_ftype, dp_mode, dp_uid, dp_gid FROM cairn_node WHERE ino = p_dp;
-		IF dp_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;
-		IF dp_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;
-		SET r_errno = cairn_access(dp_ftype, dp_mode, dp_uid, dp_gid, c_uid, c_groups, 1);
+		SET r_errno = cairn_search(dp_ftype, dp_mode, dp_uid, dp_gid, c_uid, c_groups);
 		IF r_errno <> 0 THEN LEAVE body; END IF;
 		SELECT ino INTO r_ino FROM cairn_edge WHERE parent = p_sp AND name = p_sn;
 		IF r_ino IS NULL THEN SET r_errno = 2; LEAVE body; END IF;
@@ -285,9 +286,7 @@ END`},
 		SELECT ino INTO v_one FROM cairn_node WHERE ino = GREATEST(p_ino, p_parent) FOR UPDATE;
 		SET v_one = NULL;
 		SELECT ftype, mode, uid, gid INTO v_ftype, v_mode, v_uid, v_gid FROM cairn_node WHERE ino = p_parent;
-		IF v_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
-		IF v_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;              -- ENOTDIR
-		SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 1);
+		SET r_errno = cairn_search(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups);
 		IF r_errno <> 0 THEN LEAVE body; END IF;
 		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, mtime, parent
 			INTO f_ftype, f_mode, f_uid, f_gid, f_rdev, f_nlink, f_length, f_atime, f_mtime, f_parent

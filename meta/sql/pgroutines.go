@@ -48,6 +48,17 @@ BEGIN
 	RETURN 0;
 END
 $$`, `
+CREATE OR REPLACE FUNCTION cairn_search(n_ftype bigint, n_mode bigint, n_uid bigint, n_gid bigint,
+	c_uid bigint, c_groups text) RETURNS int
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+	-- The checks of a directory a name is looked up in, given its row (all
+	-- NULL when it is missing): it exists, is a directory, may be searched.
+	IF n_ftype IS NULL THEN RETURN 2; END IF;                             -- ENOENT
+	IF n_ftype <> 2 THEN RETURN 20; END IF;                               -- ENOTDIR
+	RETURN cairn_access(n_ftype, n_mode, n_uid, n_gid, c_uid, c_groups, 1);
+END
+$$`, `
 CREATE OR REPLACE FUNCTION cairn_lock_victim(p_parent bigint, p_name bytea, c_uid bigint, c_groups text,
 	OUT r_errno int, OUT r_target bigint)
 LANGUAGE plpgsql AS $$
@@ -58,9 +69,7 @@ BEGIN
 	-- The lookup unlink and rmdir share (meta.MayDelete on the entry):
 	-- locks the directory and the entry's inode, or says why not.
 	SELECT * INTO p FROM cairn_node WHERE ino = p_parent FOR UPDATE;
-	IF NOT FOUND THEN r_errno := 2; RETURN; END IF;                      -- ENOENT
-	IF p.ftype <> 2 THEN r_errno := 20; RETURN; END IF;                  -- ENOTDIR
-	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 1);
+	r_errno := cairn_search(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups);
 	IF r_errno <> 0 THEN RETURN; END IF;
 	SELECT ino INTO r_target FROM cairn_edge WHERE parent = p_parent AND name = p_name;
 	IF NOT FOUND THEN r_errno := 2; RETURN; END IF;
@@ -79,9 +88,7 @@ DECLARE
 	used bigint;
 BEGIN
 	SELECT * INTO p FROM cairn_node WHERE ino = p_parent FOR UPDATE;
-	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
-	IF p.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;      -- ENOTDIR
-	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 1);
+	r_errno := cairn_search(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups);
 	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 	PERFORM 1 FROM cairn_edge WHERE parent = p_parent AND name = p_name;
 	IF FOUND THEN r_errno := 17; RETURN NEXT; RETURN; END IF;            -- EEXIST
@@ -208,14 +215,10 @@ BEGIN
 	END IF;
 	PERFORM 1 FROM cairn_node WHERE ino IN (p_sp, p_dp) ORDER BY ino FOR UPDATE;
 	SELECT * INTO sp FROM cairn_node WHERE ino = p_sp;
-	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
-	IF sp.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;     -- ENOTDIR
-	r_errno := cairn_access(sp.ftype, sp.mode, sp.uid, sp.gid, c_uid, c_groups, 1);
+	r_errno := cairn_search(sp.ftype, sp.mode, sp.uid, sp.gid, c_uid, c_groups);
 	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 	SELECT * INTO dp FROM cairn_node WHERE ino = p_dp;
-	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;
-	IF dp.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;
-	r_errno := cairn_access(dp.ftype, dp.mode, dp.uid, dp.gid, c_uid, c_groups, 1);
+	r_errno := cairn_search(dp.ftype, dp.mode, dp.uid, dp.gid, c_uid, c_groups);
 	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 	SELECT ino INTO r_ino FROM cairn_edge WHERE parent = p_sp AND name = p_sn;
 	IF NOT FOUND THEN r_errno := 2; r_ino := 0; RETURN NEXT; RETURN; END IF;
@@ -336,9 +339,7 @@ DECLARE
 BEGIN
 	PERFORM 1 FROM cairn_node WHERE ino IN (p_ino, p_parent) ORDER BY ino FOR UPDATE;
 	SELECT * INTO p FROM cairn_node WHERE ino = p_parent;
-	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
-	IF p.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;      -- ENOTDIR
-	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 1);
+	r_errno := cairn_search(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups);
 	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 	SELECT * INTO f FROM cairn_node WHERE ino = p_ino;
 	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;
