@@ -118,13 +118,11 @@ func (e *Engine) Write(ctx context.Context, ino meta.Ino, idx uint32, s meta.Sli
 	if uint64(s.Pos)+uint64(s.Len) > meta.ChunkSize || s.Off+s.Len < s.Off {
 		return meta.Attr{}, 0, meta.ErrInvalid
 	}
-	if e.d.serverWrite {
-		a, n, err := e.writeServerSide(ctx, ino, idx, s, mtime)
-		if e.d.missingRoutine == nil || !e.d.missingRoutine(err) {
+	if e.d.routines {
+		a, n, err := e.writeRoutine(ctx, ino, idx, s, mtime)
+		if err != errMissingRoutine {
 			return a, n, err
 		}
-		// A volume formatted before the function existed: the
-		// transaction below does the same.
 	}
 	var a meta.Attr
 	var n int

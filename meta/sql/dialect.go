@@ -49,18 +49,14 @@ type dialect struct {
 	// read or counted write, in the same multi-statement string (MySQL:
 	// the driver skips the result sets that have no columns).
 	batchReads bool
-	// functions are server-side functions Init installs; with them, Write
-	// is one call (serverWrite), and so are the namespace, attribute,
-	// xattr, truncate and lock operations (routines, see routines.go).
-	functions   []string
-	serverWrite bool
-	routines    bool
+	// functions are the server-side routines Init installs; with them
+	// (routines), every mutation a client makes in normal use is one call
+	// (routines.go).
+	functions []string
+	routines  bool
 	// callProcedure: routines are called with CALL and answer with a
 	// result set (MySQL), not selected from as functions (PostgreSQL).
 	callProcedure bool
-	// writeCall is the statement that calls the installed write function
-	// and reads its row (serverWrite).
-	writeCall string
 	// missingRoutine reports that the called function is not installed
 	// (nothing ran); nil: never reported.
 	missingRoutine func(error) bool

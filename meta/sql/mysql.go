@@ -22,11 +22,9 @@ var mysqlDialect = dialect{
 	inlineIndex:   true,
 	batch:         true, // MultiStatements with InterpolateParams
 	batchReads:    true,
-	functions:     append(mysqlProcedures, mysqlRoutines...),
-	serverWrite:   true,
+	functions:     mysqlRoutines,
 	routines:      true,
 	callProcedure: true,
-	writeCall:     mysqlWriteCall,
 	missingRoutine: func(err error) bool {
 		var me *mysql.MySQLError
 		return errors.As(err, &me) && me.Number == 1305 // ER_SP_DOES_NOT_EXIST

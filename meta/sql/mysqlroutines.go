@@ -82,6 +82,35 @@ body: BEGIN
 	SET r_errno = cairn_may_delete(v_mode, v_uid, v_gid, s_uid, c_uid, c_groups);
 END`},
 
+	mysqlProcedure("cairn_write", "p_ino BIGINT, p_idx BIGINT, p_rec LONGBLOB, p_end BIGINT, p_id BIGINT, p_size BIGINT, "+
+		"p_mtime BIGINT, p_capacity BIGINT", `
+	DECLARE v_ftype, v_mode, v_uid, v_gid, v_rdev, v_nlink, v_length, v_atime, v_parent BIGINT;
+	DECLARE v_len, v_delta, v_used, v_count BIGINT;`, `
+		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, parent
+			INTO v_ftype, v_mode, v_uid, v_gid, v_rdev, v_nlink, v_length, v_atime, v_parent
+			FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+		IF v_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
+		IF v_ftype = 2 THEN SET r_errno = 21; LEAVE body; END IF;               -- EISDIR
+		IF v_ftype <> 1 THEN SET r_errno = 22; LEAVE body; END IF;              -- EINVAL
+		SET v_len = GREATEST(v_length, p_end);
+		SET v_delta = (v_len + 4095) DIV 4096 * 4096 - (v_length + 4095) DIV 4096 * 4096;
+		IF p_capacity > 0 AND v_delta > 0 THEN
+			SELECT space INTO v_used FROM cairn_usage WHERE id = 1;
+			IF v_used + v_delta > p_capacity THEN SET r_errno = 28; LEAVE body; END IF; -- ENOSPC
+		END IF;
+		INSERT INTO cairn_chunk (ino, idx, slices) VALUES (p_ino, p_idx, p_rec)
+			ON DUPLICATE KEY UPDATE slices = CONCAT(slices, VALUES(slices));
+		SELECT LENGTH(slices) DIV 24 INTO v_count FROM cairn_chunk WHERE ino = p_ino AND idx = p_idx;
+		IF p_id <> 0 THEN
+			INSERT INTO cairn_sliceref (id, size, refs) VALUES (p_id, p_size, 1)
+				ON DUPLICATE KEY UPDATE refs = refs + 1;
+		END IF;
+		UPDATE cairn_node SET length = v_len, mtime = p_mtime, ctime = p_mtime WHERE ino = p_ino;
+		IF v_delta <> 0 THEN
+			UPDATE cairn_usage SET space = space + v_delta WHERE id = 1;
+		END IF;`,
+		"r_errno, v_count, v_ftype, v_mode, v_uid, v_gid, v_rdev, v_nlink, v_len, v_atime, p_mtime, p_mtime, v_parent"),
+
 	mysqlProcedure("cairn_create", "p_parent BIGINT, p_name VARBINARY(255), p_ino BIGINT, p_ftype BIGINT, p_mode BIGINT, "+
 		"p_rdev BIGINT, p_target LONGBLOB, c_uid BIGINT, c_gid BIGINT, c_groups TEXT, p_now BIGINT, p_max_inodes BIGINT", `
 	DECLARE v_ftype, v_mode, v_uid, v_gid, v_one, v_used BIGINT;

@@ -19,16 +19,14 @@ import (
 )
 
 var postgresDialect = dialect{
-	name:        "postgres",
-	dollar:      true,
-	forUpdate:   " FOR UPDATE",
-	returning:   true,
-	batch:       true,
-	batchArg:    pgx.QueryExecModeSimpleProtocol,
-	functions:   append(pgFunctions, pgRoutines...),
-	serverWrite: true,
-	writeCall:   pgWriteCall,
-	routines:    true,
+	name:      "postgres",
+	dollar:    true,
+	forUpdate: " FOR UPDATE",
+	returning: true,
+	batch:     true,
+	batchArg:  pgx.QueryExecModeSimpleProtocol,
+	functions: pgRoutines,
+	routines:  true,
 	missingRoutine: func(err error) bool {
 		var pe *pgconn.PgError
 		return errors.As(err, &pe) && pe.Code == "42883" // undefined_function

@@ -1,6 +1,7 @@
 package sql
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -28,6 +29,7 @@ type routine struct {
 var attrCols = strings.Split("r_"+strings.ReplaceAll(nodeCols, ", ", ", r_"), ", ")
 
 var (
+	routineWrite       = routine{name: "cairn_write", args: 8, cols: append([]string{"r_count"}, attrCols...)}
 	routineCreate      = routine{name: "cairn_create", args: 12, cols: attrCols}
 	routineRemove      = routine{name: "cairn_remove", args: 6, cols: append([]string{"r_ino"}, attrCols...)}
 	routineRmdir       = routine{name: "cairn_rmdir", args: 5}
@@ -48,7 +50,7 @@ var (
 // volume formatted by an earlier release gains them; a release that
 // changes a routine's arguments or results gives it a new name, so that
 // clients of both releases can share the volume while they are upgraded.
-const routinesVersion = 10
+const routinesVersion = 11
 
 // callStatement is the statement that calls r and returns its row, with a
 // missing value read as 0.
@@ -381,4 +383,47 @@ func (e *Engine) fallocateRoutine(ctx context.Context, cred meta.Cred, ino meta.
 	}
 	finish()
 	return a, nil
+}
+
+// writeRoutine is Write as one call of cairn_write. The slice's id is this
+// call's own, so the chunk's list tells whether a call cut off by a broken
+// connection made it.
+func (e *Engine) writeRoutine(ctx context.Context, ino meta.Ino, idx uint32, s meta.Slice, mtime int64) (meta.Attr, int, error) {
+	end := uint64(idx)*meta.ChunkSize + uint64(s.Pos) + uint64(s.Len)
+	if end > maxLength {
+		return meta.Attr{}, 0, meta.ErrTooBig
+	}
+	rec := appendSlice(nil, s)
+	var a meta.Attr
+	var count int64
+	dest, finish := attrDest(&a)
+	dest = append([]any{&count}, dest...)
+	settled := func() (bool, error) {
+		var list []byte
+		err := e.read(ctx, func(c *conn) error {
+			return c.queryRow("SELECT n."+strings.ReplaceAll(nodeCols, ", ", ", n.")+", c.slices FROM cairn_node n "+
+				"LEFT JOIN cairn_chunk c ON c.ino = n.ino AND c.idx = ? WHERE n.ino = ?", int64(idx), int64(ino)).
+				Scan(append(dest[1:], &list)...)
+		})
+		count = int64(len(list) / sliceRecord)
+		switch {
+		case isNoRows(err):
+			return false, meta.ErrNotFound
+		case err != nil:
+			return false, err
+		}
+		for off := 0; off+sliceRecord <= len(list); off += sliceRecord {
+			if bytes.Equal(list[off:off+sliceRecord], rec) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	err := e.callSettled(ctx, routineWrite, func() string { return fmt.Sprintf("writing to inode %d, it may or may not have happened", ino) }, settled,
+		[]any{int64(ino), int64(idx), rec, int64(end), int64(s.ID), int64(s.Size), mtime, e.capacity()}, dest...)
+	if err != nil {
+		return meta.Attr{}, 0, err
+	}
+	finish()
+	return a, int(count), nil
 }
