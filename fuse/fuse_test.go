@@ -3,8 +3,10 @@ package fuse
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -199,5 +201,23 @@ func TestStatsFile(t *testing.T) {
 		if e.Name() == vfs.StatsName {
 			t.Errorf(".stats is listed by readdir")
 		}
+	}
+}
+
+// TestKernelReadAhead checks that a mount raises the kernel's readahead
+// for itself, so that a sequential reader has several requests in flight.
+func TestKernelReadAhead(t *testing.T) {
+	dir := mount(t)
+	var st syscall.Stat_t
+	if err := syscall.Stat(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	path := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)))
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("no sysfs entry for the mount: %v", err)
+	}
+	if want := fmt.Sprint(defaultReadAhead >> 10); strings.TrimSpace(string(got)) != want {
+		t.Errorf("%s = %s, want %s", path, strings.TrimSpace(string(got)), want)
 	}
 }

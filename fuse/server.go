@@ -2,8 +2,11 @@ package fuse
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	gofuse "github.com/hanwen/go-fuse/v2/fuse"
@@ -27,6 +30,9 @@ type Options struct {
 	Extra []string
 	// Debug logs every request.
 	Debug bool
+	// ReadAhead is how far ahead of a sequential reader the kernel may ask
+	// (default 16 MiB; negative: the kernel's own default, 128 KiB).
+	ReadAhead int
 }
 
 // maxIO is the largest read or write the kernel sends in one request.
@@ -71,7 +77,38 @@ func Mount(v *vfs.VFS, mountpoint string, o Options) (*gofuse.Server, error) {
 		_ = srv.Unmount()
 		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
 	}
+	if o.ReadAhead >= 0 {
+		ra := o.ReadAhead
+		if ra == 0 {
+			ra = defaultReadAhead
+		}
+		if err := setReadAhead(mountpoint, ra); err != nil {
+			slog.Debug("kernel readahead left at its default", "mountpoint", mountpoint, "err", err)
+		}
+	}
 	return srv, nil
+}
+
+// defaultReadAhead lets the kernel keep several requests of a sequential
+// reader in flight. Its own default (128 KiB, whatever FUSE's
+// max_readahead says) leaves one request at a time: each waits for the
+// round trip through cairn of the one before, and a read of a big file
+// from a local-directory volume ran at 450-690 MB/s where 16 MiB gave
+// 800-880 MB/s.
+const defaultReadAhead = 16 << 20
+
+// setReadAhead sets the kernel's readahead for the mount at mountpoint
+// through its backing device in sysfs (root only).
+func setReadAhead(mountpoint string, bytes int) error {
+	var st syscall.Stat_t
+	if err := syscall.Stat(mountpoint, &st); err != nil {
+		return err
+	}
+	dev := uint64(st.Dev)
+	major := (dev>>8)&0xfff | (dev>>32)&^0xfff
+	minor := dev&0xff | (dev>>12)&^0xff
+	path := fmt.Sprintf("/sys/class/bdi/%d:%d/read_ahead_kb", major, minor)
+	return os.WriteFile(path, []byte(strconv.Itoa(bytes>>10)), 0)
 }
 
 // Unmount detaches the mount, retrying for a while when it is busy.
