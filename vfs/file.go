@@ -21,7 +21,14 @@ type file struct {
 	sealed    []*sliceWriter // waiting for commit, in order
 	inflight  []*sliceWriter // being committed now
 	running   bool           // a commit goroutine is at work
-	err       error          // first failed background commit, reported once
+	// Failed commits: err is the first one not yet reported, errSeq counts
+	// them, reported is errSeq as the last flush that reported one saw it.
+	// Every flush that was waiting when a commit failed reports it, so
+	// that a close of a descriptor another process inherited cannot take
+	// the error from the writer's fsync.
+	err      error
+	errSeq   uint64
+	reported uint64
 	length    uint64         // end of the furthest buffered write
 	mtime     int64          // of the latest buffered write
 	lastWrite time.Time

@@ -31,9 +31,19 @@ func newTestVFSBuffer(t testing.TB, buffer int64, cfg Config) *VFS {
 
 func newTestVFSWith(t testing.TB, fmtMod func(*meta.Format), buffer int64, cfg Config) *VFS {
 	t.Helper()
+	return newTestVFSOn(t, nil, fmtMod, buffer, cfg)
+}
+
+// newTestVFSOn is newTestVFSWith on the mem:// engine as wrap returns it
+// (nil: as it is), for tests that inject faults.
+func newTestVFSOn(t testing.TB, wrap func(meta.Engine) meta.Engine, fmtMod func(*meta.Format), buffer int64, cfg Config) *VFS {
+	t.Helper()
 	eng, err := engines.Open("mem://")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if wrap != nil {
+		eng = wrap(eng)
 	}
 	f := meta.Format{Name: "test", UUID: "u", Storage: "mem", Bucket: t.Name(), BlockSize: 64 << 10, Compression: "none", Version: meta.FormatVersion}
 	if fmtMod != nil {

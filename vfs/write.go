@@ -25,8 +25,8 @@ func (v *VFS) write(ctx context.Context, f *file, data []byte, off uint64) (int,
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.err != nil {
-		return 0, f.err // reported, and cleared, by the next flush
+	if f.errSeq != f.reported {
+		return 0, f.err // until the next flush reports it
 	}
 	now := time.Now().UnixNano()
 	written := 0
@@ -116,13 +116,16 @@ func (v *VFS) sealAll(f *file) {
 func (v *VFS) flush(ctx context.Context, f *file) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	since := f.reported
 	v.sealAll(f)
 	for f.running {
 		f.cond.Wait()
 	}
-	err := f.err
-	f.err = nil
-	return err
+	if f.errSeq == since {
+		return nil
+	}
+	f.reported = f.errSeq
+	return f.err
 }
 
 // commitLoop commits sealed writers in the order they were sealed, so
@@ -144,8 +147,11 @@ func (v *VFS) commitLoop(f *file) {
 		f.mu.Unlock()
 		err := v.commit(ctx, f, batch)
 		f.mu.Lock()
-		if err != nil && f.err == nil {
-			f.err = err
+		if err != nil {
+			if f.errSeq == f.reported {
+				f.err = err
+			}
+			f.errSeq++
 		}
 		f.inflight = nil
 		f.mu.Unlock()
