@@ -14,23 +14,23 @@ import (
 type file struct {
 	ino meta.Ino
 
-	mu        sync.Mutex
-	cond      *sync.Cond // signalled when a commit batch ends
-	refs      int        // open handles
-	open      map[uint32]*sliceWriter
-	sealed    []*sliceWriter // waiting for commit, in order
-	inflight  []*sliceWriter // being committed now
-	running   bool           // a commit goroutine is at work
+	mu       sync.Mutex
+	cond     *sync.Cond // signalled when a commit batch ends
+	refs     int        // open handles
+	open     map[uint32]*sliceWriter
+	sealed   []*sliceWriter // waiting for commit, in order
+	inflight []*sliceWriter // being committed now
+	running  bool           // a commit goroutine is at work
 	// Failed commits: err is the first one not yet reported, errSeq counts
 	// them, reported is errSeq as the last flush that reported one saw it.
 	// Every flush that was waiting when a commit failed reports it, so
 	// that a close of a descriptor another process inherited cannot take
 	// the error from the writer's fsync.
-	err      error
-	errSeq   uint64
-	reported uint64
-	length    uint64         // end of the furthest buffered write
-	mtime     int64          // of the latest buffered write
+	err       error
+	errSeq    uint64
+	reported  uint64
+	length    uint64 // end of the furthest buffered write
+	mtime     int64  // of the latest buffered write
 	lastWrite time.Time
 	views     map[uint32][]meta.Slice // resolved slice lists, by chunk
 	gen       uint64                  // bumped whenever views are dropped
