@@ -2,6 +2,7 @@ package object
 
 import (
 	"cairn/internal/atomicfile"
+	"cairn/internal/directio"
 	"context"
 	"errors"
 	"fmt"
@@ -163,9 +164,9 @@ func (f *File) Get(ctx context.Context, key string, off, limit int64) ([]byte, e
 		n = limit
 	}
 	if off == 0 && n == size && size >= directMin && !f.noDirect.Load() {
-		data, err := readDirect(fh, size)
+		data, err := directio.ReadAll(fh, size)
 		switch {
-		case errors.Is(err, errNoDirect):
+		case errors.Is(err, directio.ErrRefused):
 			f.noDirect.Store(true) // the file system refuses it: stop trying
 		case err != nil:
 			return nil, fmt.Errorf("get %s: %w", key, err)

@@ -5,14 +5,15 @@
 package atomicfile
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
+
+	"cairn/internal/directio"
 )
 
 // ErrNoDirect is returned by WriteDirect, which then wrote nothing, when
 // the data or the file system does not allow O_DIRECT.
-var ErrNoDirect = errors.New("O_DIRECT not possible")
+var ErrNoDirect = directio.ErrRefused
 
 // Write puts data at path through a temporary file in the same directory,
 // named with tempPrefix so that a scan can drop leftovers of a crash. With

@@ -7,18 +7,15 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-	"unsafe"
-)
 
-// directAlign is the alignment O_DIRECT wants of a buffer's address and
-// of the length written.
-const directAlign = 4096
+	"cairn/internal/directio"
+)
 
 // CanWriteDirect reports whether WriteDirect can take data: its address is
 // aligned (Go places large allocations at page boundaries) and it holds at
 // least one aligned block.
 func CanWriteDirect(data []byte) bool {
-	return len(data) >= directAlign && uintptr(unsafe.Pointer(unsafe.SliceData(data)))%directAlign == 0
+	return len(data) >= directio.Align && directio.Aligned(data)
 }
 
 // WriteDirect is Write with the aligned bulk of data written with O_DIRECT,
@@ -32,7 +29,7 @@ func WriteDirect(path string, data []byte, tempPrefix string, sync bool) error {
 	if !CanWriteDirect(data) {
 		return ErrNoDirect
 	}
-	bulk := len(data) / directAlign * directAlign
+	bulk := len(data) / directio.Align * directio.Align
 	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf("%s%d", tempPrefix, rand.Uint64()))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_DIRECT, 0o600)
 	if errors.Is(err, syscall.EINVAL) {
@@ -44,7 +41,7 @@ func WriteDirect(path string, data []byte, tempPrefix string, sync bool) error {
 	_, err = f.Write(data[:bulk])
 	if err == nil && bulk < len(data) {
 		// The unaligned tail goes through the page cache.
-		if err = clearDirect(f); err == nil {
+		if err = directio.Set(f, false); err == nil {
 			_, err = f.Write(data[bulk:])
 		}
 	}
@@ -64,27 +61,4 @@ func WriteDirect(path string, data []byte, tempPrefix string, sync bool) error {
 		}
 	}
 	return err
-}
-
-// clearDirect turns O_DIRECT off for f.
-func clearDirect(f *os.File) error {
-	raw, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var errno syscall.Errno
-	err = raw.Control(func(fd uintptr) {
-		var flags uintptr
-		flags, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_GETFL, 0)
-		if errno == 0 {
-			_, _, errno = syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_SETFL, flags&^syscall.O_DIRECT)
-		}
-	})
-	if err != nil {
-		return err
-	}
-	if errno != 0 {
-		return errno
-	}
-	return nil
 }

@@ -6,14 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"cairn/internal/directio"
 )
 
 // TestWriteDirect writes blocks of awkward lengths with O_DIRECT and reads
 // them back; an unaligned buffer is refused without leaving anything.
 func TestWriteDirect(t *testing.T) {
 	dir := t.TempDir()
-	for i, n := range []int{directAlign, 4<<20 + 10, 3*directAlign + 1, 128<<10 + 10} {
-		data := make([]byte, n+2*directAlign)[:n] // a large allocation: page aligned
+	for i, n := range []int{directio.Align, 4<<20 + 10, 3*directio.Align + 1, 128<<10 + 10} {
+		data := make([]byte, n+2*directio.Align)[:n] // a large allocation: page aligned
 		if !CanWriteDirect(data) {
 			t.Fatalf("%d bytes: a fresh large allocation is not aligned", n)
 		}
