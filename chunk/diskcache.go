@@ -1,6 +1,7 @@
 package chunk
 
 import (
+	"cairn/internal/atomicfile"
 	"container/list"
 	"errors"
 	"io/fs"
@@ -193,7 +194,7 @@ func (c *diskCache) write(key string, raw []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeBlockFile(p, raw, false, &c.noDirect); err != nil {
+	if err := atomicfile.WritePreferDirect(p, raw, diskTempPrefix, false, &c.noDirect); err != nil {
 		return err
 	}
 	c.mu.Lock()

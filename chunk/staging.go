@@ -87,7 +87,7 @@ func (st *staging) stage(key string, raw []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	err := writeBlockFile(p, raw, true, &st.noDirect)
+	err := atomicfile.WritePreferDirect(p, raw, diskTempPrefix, true, &st.noDirect)
 	if err == nil {
 		err = atomicfile.SyncDir(dir)
 	}

@@ -93,12 +93,12 @@ func (f *File) Put(ctx context.Context, key string, data []byte) error {
 	}
 	p := f.path(key)
 	dir := filepath.Dir(p)
-	err := f.write(p, data)
+	err := atomicfile.WritePreferDirect(p, data, tempPrefix, !f.deferSync, &f.noDirect)
 	// A Delete may remove the emptied directory between MkdirAll and the
 	// write; try a few times.
 	for try := 0; try < 5 && errors.Is(err, fs.ErrNotExist); try++ {
 		if err = os.MkdirAll(dir, 0o755); err == nil {
-			err = f.write(p, data)
+			err = atomicfile.WritePreferDirect(p, data, tempPrefix, !f.deferSync, &f.noDirect)
 		}
 	}
 	if err != nil {
@@ -112,21 +112,6 @@ func (f *File) Put(ctx context.Context, key string, data []byte) error {
 		return fmt.Errorf("put %s: %w", key, err)
 	}
 	return nil
-}
-
-// write puts data in a file at p. Objects are written once and flushed
-// before anyone relies on them: with O_DIRECT they go from data to the
-// disk without a copy in the page cache, which costs more CPU than the
-// rest of a block's way through cairn.
-func (f *File) write(p string, data []byte) error {
-	if !f.noDirect.Load() && atomicfile.CanWriteDirect(data) {
-		err := atomicfile.WriteDirect(p, data, tempPrefix, !f.deferSync)
-		if !errors.Is(err, atomicfile.ErrNoDirect) {
-			return err
-		}
-		f.noDirect.Store(true) // the file system refuses it: stop trying
-	}
-	return atomicfile.Write(p, data, tempPrefix, !f.deferSync)
 }
 
 // directMin is the smallest object read with O_DIRECT: below it, the

@@ -5,8 +5,10 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"cairn/internal/directio"
 )
@@ -51,4 +53,18 @@ func SyncDir(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+// WritePreferDirect is WriteDirect where it can be, Write elsewhere.
+// refused remembers that the file system refused O_DIRECT, so that a
+// store asks once rather than for every block.
+func WritePreferDirect(path string, data []byte, tempPrefix string, sync bool, refused *atomic.Bool) error {
+	if !refused.Load() && CanWriteDirect(data) {
+		err := WriteDirect(path, data, tempPrefix, sync)
+		if !errors.Is(err, ErrNoDirect) {
+			return err
+		}
+		refused.Store(true)
+	}
+	return Write(path, data, tempPrefix, sync)
 }
