@@ -150,6 +150,18 @@ func (e *Engine) callSettled(ctx context.Context, r routine, doing func() string
 	})
 }
 
+// callAttr is callRoutine for a routine that answers with an inode's
+// attributes.
+func (e *Engine) callAttr(ctx context.Context, r routine, doing func() string, args ...any) (meta.Attr, error) {
+	var a meta.Attr
+	dest, finish := attrDest(&a)
+	if err := e.callRoutine(ctx, r, doing, args, dest...); err != nil {
+		return meta.Attr{}, err
+	}
+	finish()
+	return a, nil
+}
+
 // maxInodes is the volume's inode limit, 0 for none.
 func (e *Engine) maxInodes() int64 {
 	if f := e.limits.Load(); f != nil {
@@ -237,15 +249,8 @@ func (e *Engine) renameRoutine(ctx context.Context, cred meta.Cred, sp meta.Ino,
 
 // linkRoutine is Link as one call of cairn_link.
 func (e *Engine) linkRoutine(ctx context.Context, cred meta.Cred, ino, parent meta.Ino, name string) (meta.Attr, error) {
-	var a meta.Attr
-	dest, finish := attrDest(&a)
-	err := e.callRoutine(ctx, routineLink, func() string { return fmt.Sprintf("linking %q, it may or may not exist", name) },
-		[]any{int64(ino), int64(parent), nameArg(name), int64(cred.Uid), groupsArg(cred), nowNs()}, dest...)
-	if err != nil {
-		return meta.Attr{}, err
-	}
-	finish()
-	return a, nil
+	return e.callAttr(ctx, routineLink, func() string { return fmt.Sprintf("linking %q, it may or may not exist", name) },
+		int64(ino), int64(parent), nameArg(name), int64(cred.Uid), groupsArg(cred), nowNs())
 }
 
 // setXattrRoutine is SetXattr as one call of cairn_setxattr.
@@ -284,15 +289,8 @@ func (e *Engine) setAttrRoutine(ctx context.Context, cred meta.Cred, ino meta.In
 	if set.MtimeNow {
 		which |= 64
 	}
-	var a meta.Attr
-	dest, finish := attrDest(&a)
-	err := e.callRoutine(ctx, routineSetAttr, func() string { return fmt.Sprintf("changing inode %d, it may or may not have changed", ino) },
-		[]any{int64(ino), which, mode, uid, gid, atime, mtime, int64(cred.Uid), groupsArg(cred), nowNs()}, dest...)
-	if err != nil {
-		return meta.Attr{}, err
-	}
-	finish()
-	return a, nil
+	return e.callAttr(ctx, routineSetAttr, func() string { return fmt.Sprintf("changing inode %d, it may or may not have changed", ino) },
+		int64(ino), which, mode, uid, gid, atime, mtime, int64(cred.Uid), groupsArg(cred), nowNs())
 }
 
 // releaseRoutine is ReleaseOrphan as one call of cairn_release.
@@ -303,15 +301,8 @@ func (e *Engine) releaseRoutine(ctx context.Context, sid uint64, ino meta.Ino) e
 
 // truncateRoutine is Truncate as one call of cairn_truncate.
 func (e *Engine) truncateRoutine(ctx context.Context, cred meta.Cred, ino meta.Ino, length uint64) (meta.Attr, error) {
-	var a meta.Attr
-	dest, finish := attrDest(&a)
-	err := e.callRoutine(ctx, routineTruncate, func() string { return fmt.Sprintf("truncating inode %d, it may or may not have changed", ino) },
-		[]any{int64(ino), int64(length), int64(cred.Uid), groupsArg(cred), nowNs(), e.capacity()}, dest...)
-	if err != nil {
-		return meta.Attr{}, err
-	}
-	finish()
-	return a, nil
+	return e.callAttr(ctx, routineTruncate, func() string { return fmt.Sprintf("truncating inode %d, it may or may not have changed", ino) },
+		int64(ino), int64(length), int64(cred.Uid), groupsArg(cred), nowNs(), e.capacity())
 }
 
 // flockRoutine is Flock as one call of cairn_flock.
@@ -374,15 +365,8 @@ type ownedRanges struct {
 // fallocateRoutine is Fallocate as one call of cairn_fallocate, after
 // Fallocate's checks of its arguments.
 func (e *Engine) fallocateRoutine(ctx context.Context, cred meta.Cred, ino meta.Ino, mode uint8, off, end uint64) (meta.Attr, error) {
-	var a meta.Attr
-	dest, finish := attrDest(&a)
-	err := e.callRoutine(ctx, routineFallocate, func() string { return fmt.Sprintf("allocating in inode %d, it may or may not have changed", ino) },
-		[]any{int64(ino), int64(mode), int64(off), int64(end), int64(cred.Uid), groupsArg(cred), nowNs(), e.capacity()}, dest...)
-	if err != nil {
-		return meta.Attr{}, err
-	}
-	finish()
-	return a, nil
+	return e.callAttr(ctx, routineFallocate, func() string { return fmt.Sprintf("allocating in inode %d, it may or may not have changed", ino) },
+		int64(ino), int64(mode), int64(off), int64(end), int64(cred.Uid), groupsArg(cred), nowNs(), e.capacity())
 }
 
 // writeRoutine is Write as one call of cairn_write. The slice's id is this
