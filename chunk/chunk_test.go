@@ -393,7 +393,7 @@ func mustList(t *testing.T, obj object.Store) []object.Info {
 
 func TestDiskCacheEvicts(t *testing.T) {
 	dir := t.TempDir()
-	s := newTestStore(t, object.NewMem("t"), Config{BlockSize: 4096, CacheDir: dir, CacheSize: 5 * 4106, Readahead: -1, CacheWrites: true})
+	s := newTestStore(t, object.NewMem("t"), Config{BlockSize: 4096, CacheDir: dir, CacheSize: 5 * 4106, Readahead: -1, CacheWrites: CacheAllWrites})
 	data := pattern(7, 4096)
 	for id := uint64(1); id <= 20; id++ {
 		writeSlice(t, s, id, data)
@@ -511,5 +511,50 @@ func TestBlockAlteredOnDisk(t *testing.T) {
 	}
 	if _, err := fresh.ReadAt(context.Background(), 2, uint32(len(b)), got, 0); err != nil || !bytes.Equal(got, b) {
 		t.Errorf("another slice: %v", err)
+	}
+}
+
+// TestWriteCachingPolicies writes two full blocks and a short tail, empties
+// the object store, and reads each block back through a fresh Store: only
+// the blocks the policy put into the disk cache can still be read.
+func TestWriteCachingPolicies(t *testing.T) {
+	data := pattern(9, 2*4096+1000)
+	for _, tc := range []struct {
+		policy string
+		cached []bool // per block
+	}{
+		{"small", []bool{false, false, true}},
+		{"all", []bool{true, true, true}},
+		{"none", []bool{false, false, false}},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			policy, err := ParseWriteCaching(tc.policy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			obj := object.NewMem("t")
+			cfg := Config{BlockSize: 4096, CacheDir: t.TempDir(), Readahead: -1, CacheWrites: policy}
+			s, err := New(obj, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeSlice(t, s, 1, data)
+			s.Close() // flushes the cache writer
+			for _, in := range mustList(t, obj) {
+				obj.Delete(context.Background(), in.Key)
+			}
+			s2 := newTestStore(t, obj, cfg)
+			for i, want := range tc.cached {
+				off := i * 4096
+				got := make([]byte, min(4096, len(data)-off))
+				_, err := s2.ReadAt(context.Background(), 1, uint32(len(data)), got, uint32(off))
+				if have := err == nil && bytes.Equal(got, data[off:off+len(got)]); have != want {
+					t.Errorf("block %d readable from the cache: %v (err %v), want %v", i, have, err, want)
+				}
+			}
+		})
+	}
+	if _, err := ParseWriteCaching("most"); err == nil {
+		t.Error("unknown policy accepted")
 	}
 }

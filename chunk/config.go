@@ -3,6 +3,8 @@ package chunk
 import (
 	"fmt"
 	"math/bits"
+	"strconv"
+	"strings"
 )
 
 // MaxSliceSize is the largest slice: a slice never crosses the 64 MiB chunk
@@ -29,9 +31,36 @@ type Config struct {
 	// a staging area under CacheDir; they are uploaded in the background,
 	// also after a restart. Needs CacheDir.
 	Writeback bool
-	// CacheWrites also puts every uploaded block into the disk cache, so
-	// that reading back what was just written does not go to the store.
-	CacheWrites bool
+	// CacheWrites says which written blocks also go into the disk cache
+	// once stored, so that reading back what was just written does not go
+	// to the object store.
+	CacheWrites WriteCaching
+}
+
+// WriteCaching is a policy for putting written blocks into the disk cache.
+type WriteCaching int
+
+const (
+	// CacheSmallWrites, the default, caches blocks shorter than the block
+	// size: small files and the tails of big ones, which cost a request
+	// each to read back; a big file's full blocks would push a cache's
+	// worth of read blocks out.
+	CacheSmallWrites WriteCaching = iota
+	CacheNoWrites
+	CacheAllWrites
+)
+
+// ParseWriteCaching reads a policy: "small", "all" or "none".
+func ParseWriteCaching(s string) (WriteCaching, error) {
+	switch s {
+	case "small":
+		return CacheSmallWrites, nil
+	case "all":
+		return CacheAllWrites, nil
+	case "none":
+		return CacheNoWrites, nil
+	}
+	return 0, fmt.Errorf("unknown write caching %q (use small, all or none)", s)
 }
 
 const (
@@ -96,6 +125,15 @@ func (c Config) withDefaults() (Config, error) {
 // over two directory levels keeps directories of a local store small.
 func blockKey(id uint64, i int, blockLen int) string {
 	return fmt.Sprintf("chunks/%d/%d/%d_%d_%d", id/1000000, id/1000, id, i, blockLen)
+}
+
+// keyBlockLen is the block length a block key names (0 if it names none).
+func keyBlockLen(key string) int {
+	n, err := strconv.Atoi(key[strings.LastIndexByte(key, '_')+1:])
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // blockLen is the length of block i of a slice of size bytes.

@@ -1,26 +1,26 @@
 package chunk
 
 import (
-	"cairn/internal/atomicfile"
 	"context"
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"cairn/object"
 )
 
-// staging holds blocks written in writeback mode: each is made durable on
-// local disk (fsync'd file, fsync'd directory) before Finish returns, and
-// uploaded by background workers, which delete the local copy once the
-// object store has it. Blocks left by a crash or an unmount are found again
-// at start and uploaded then. Until uploaded, reads are served from here.
+// staging holds blocks written in writeback mode in a local file store
+// whose puts are flushed together: every block a slice wrote is durable on
+// local disk before its Finish returns (sync), and uploaded by background
+// workers, which delete the local copy once the object store has it.
+// Blocks left by a crash or an unmount are found again at start and
+// uploaded then. Until uploaded, reads are served from here.
 type staging struct {
-	dir string
-	s   *Store
+	files object.Store // object.File with deferred flushes
+	s     *Store
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -30,8 +30,6 @@ type staging struct {
 	closed  chan struct{} // closed with closing, to cut retry pauses short
 	failed  bool          // an upload failed while closing: leave the rest staged
 	wg      sync.WaitGroup
-
-	noDirect atomic.Bool // O_DIRECT was refused; write through the page cache
 }
 
 type staged struct {
@@ -47,13 +45,17 @@ func openStaging(dir string, s *Store) (*staging, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	st := &staging{dir: dir, s: s, pending: make(map[string]*staged), closed: make(chan struct{})}
+	files, err := object.Open("file", dir, object.Options{DeferSync: true})
+	if err != nil {
+		return nil, err
+	}
+	st := &staging{files: files, s: s, pending: make(map[string]*staged), closed: make(chan struct{})}
 	st.cond = sync.NewCond(&st.mu)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		if strings.HasPrefix(d.Name(), diskTempPrefix) {
+		if strings.HasPrefix(d.Name(), object.TempPrefix) {
 			os.Remove(p) // never finished staging: its Finish did not succeed
 			return nil
 		}
@@ -76,22 +78,11 @@ func openStaging(dir string, s *Store) (*staging, error) {
 	return st, nil
 }
 
-func (st *staging) path(key string) string {
-	return filepath.Join(st.dir, filepath.FromSlash(key))
-}
-
-// stage writes raw durably and queues its upload.
+// stage writes raw and queues its upload; it is durable once sync returns.
+// A crash before then may leave it torn, but then no slice refers to it:
+// the slice is committed only after its Finish, which syncs.
 func (st *staging) stage(key string, raw []byte) error {
-	p := st.path(key)
-	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	err := atomicfile.WritePreferDirect(p, raw, diskTempPrefix, true, &st.noDirect)
-	if err == nil {
-		err = atomicfile.SyncDir(dir)
-	}
-	if err != nil {
+	if err := st.files.Put(context.Background(), key, raw); err != nil {
 		return err
 	}
 	st.mu.Lock()
@@ -102,6 +93,11 @@ func (st *staging) stage(key string, raw []byte) error {
 	return nil
 }
 
+// sync makes every block staged so far durable on local disk, all at once.
+func (st *staging) sync(ctx context.Context) error {
+	return st.files.(object.Syncer).Sync(ctx)
+}
+
 // get returns a staged block that has not been uploaded yet.
 func (st *staging) get(key string) ([]byte, bool) {
 	st.mu.Lock()
@@ -110,7 +106,7 @@ func (st *staging) get(key string) ([]byte, bool) {
 	if !ok || p.removed {
 		return nil, false
 	}
-	raw, err := os.ReadFile(st.path(key))
+	raw, err := st.files.Get(context.Background(), key, 0, -1)
 	if err != nil {
 		return nil, false // uploaded meanwhile: the store has it
 	}
@@ -123,7 +119,7 @@ func (st *staging) remove(key string) {
 	st.mu.Lock()
 	if p, ok := st.pending[key]; ok {
 		p.removed = true
-		os.Remove(st.path(key))
+		st.files.Delete(context.Background(), key)
 	}
 	st.mu.Unlock()
 }
@@ -157,8 +153,10 @@ func (st *staging) worker() {
 // staged for the next start.
 func (st *staging) upload(key string) {
 	pause := stagingRetryFirst
+	var raw []byte
 	for {
-		raw, err := os.ReadFile(st.path(key))
+		var err error
+		raw, err = st.files.Get(context.Background(), key, 0, -1)
 		if err != nil {
 			st.mu.Lock()
 			delete(st.pending, key) // removed while queued
@@ -203,7 +201,8 @@ func (st *staging) upload(key string) {
 		}
 		return
 	}
-	if err := os.Remove(st.path(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	st.s.cacheWritten(key, raw)
+	if err := st.files.Delete(context.Background(), key); err != nil {
 		st.s.log.Warn("remove uploaded staged block", "key", key, "err", err)
 	}
 }

@@ -310,6 +310,17 @@ func (s *Store) deleteBlock(ctx context.Context, key string) error {
 	return s.obj.Delete(ctx, key)
 }
 
+// syncBlocks makes the blocks written so far durable: staged on local disk
+// in writeback mode, and in the object store (syncStore).
+func (s *Store) syncBlocks(ctx context.Context) error {
+	if s.staging != nil {
+		if err := s.staging.sync(ctx); err != nil {
+			return fmt.Errorf("flush staged blocks: %w", err)
+		}
+	}
+	return s.syncStore(ctx)
+}
+
 // syncStore makes the blocks put so far durable in a store that flushes
 // lazily (object.Syncer); other stores need nothing.
 func (s *Store) syncStore(ctx context.Context) error {

@@ -178,9 +178,6 @@ func (w *Writer) upload(idx, n int, b *wblock, done chan struct{}) {
 	raw := w.s.codec.encodeRoom(room)
 	err := w.s.store(key, raw)
 	<-w.s.uploadSem
-	if err == nil && w.s.cfg.CacheWrites && w.s.disk != nil {
-		w.s.disk.put(key, raw)
-	}
 	if err != nil {
 		w.s.budget.uploadDone(0) // the data stays for another try
 		w.mu.Lock()
@@ -240,7 +237,7 @@ func (w *Writer) Finish(ctx context.Context, length uint32) error {
 	if err == nil {
 		// The slice is committed once Finish returns: its blocks must be
 		// durable in a store that flushes lazily.
-		err = w.s.syncStore(ctx)
+		err = w.s.syncBlocks(ctx)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -315,5 +312,20 @@ func (s *Store) store(key string, raw []byte) error {
 	start := time.Now()
 	err := s.obj.Put(context.Background(), key, raw)
 	s.stats.put(len(raw), time.Since(start), err)
+	if err == nil {
+		s.cacheWritten(key, raw)
+	}
 	return err
+}
+
+// cacheWritten puts a block just stored in the object store into the disk
+// cache, if the write caching policy asks for it.
+func (s *Store) cacheWritten(key string, raw []byte) {
+	if s.disk == nil {
+		return
+	}
+	small := keyBlockLen(key) < s.cfg.BlockSize
+	if s.cfg.CacheWrites == CacheAllWrites || s.cfg.CacheWrites == CacheSmallWrites && small {
+		s.disk.put(key, raw)
+	}
 }

@@ -15,9 +15,9 @@ import (
 	"sync/atomic"
 )
 
-// tempPrefix starts the names of objects being written; List skips them and
+// TempPrefix starts the names of objects being written; List skips them and
 // no key may contain a segment that starts with it.
-const tempPrefix = ".cairn-tmp-"
+const TempPrefix = ".cairn-tmp-"
 
 // File keeps each object in a file under a directory; a key's "/" become
 // subdirectories. Put writes a temporary file in the target directory,
@@ -56,7 +56,7 @@ func (f *File) Create(ctx context.Context) error {
 	if err := os.MkdirAll(f.root, 0o755); err != nil {
 		return fmt.Errorf("cannot create bucket directory %s: %s", f.root, errText(err))
 	}
-	tmp, err := os.CreateTemp(f.root, tempPrefix+"probe-")
+	tmp, err := os.CreateTemp(f.root, TempPrefix+"probe-")
 	if err != nil {
 		return fmt.Errorf("bucket directory %s is not writable: %s", f.root, errText(err))
 	}
@@ -93,12 +93,12 @@ func (f *File) Put(ctx context.Context, key string, data []byte) error {
 	}
 	p := f.path(key)
 	dir := filepath.Dir(p)
-	err := atomicfile.WritePreferDirect(p, data, tempPrefix, !f.deferSync, &f.noDirect)
+	err := atomicfile.WritePreferDirect(p, data, TempPrefix, !f.deferSync, &f.noDirect)
 	// A Delete may remove the emptied directory between MkdirAll and the
 	// write; try a few times.
 	for try := 0; try < 5 && errors.Is(err, fs.ErrNotExist); try++ {
 		if err = os.MkdirAll(dir, 0o755); err == nil {
-			err = atomicfile.WritePreferDirect(p, data, tempPrefix, !f.deferSync, &f.noDirect)
+			err = atomicfile.WritePreferDirect(p, data, TempPrefix, !f.deferSync, &f.noDirect)
 		}
 	}
 	if err != nil {
@@ -243,7 +243,7 @@ func (w *lister) walk(dir, keyPrefix string) error {
 	}
 	sorted := make([]entry, 0, len(entries))
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), tempPrefix) {
+		if strings.HasPrefix(e.Name(), TempPrefix) {
 			continue
 		}
 		k := keyPrefix + e.Name()

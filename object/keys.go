@@ -23,7 +23,7 @@ func checkKey(key string) error {
 		return fmt.Errorf("invalid object key %q", key)
 	}
 	for _, seg := range strings.Split(key, "/") {
-		if seg == "" || seg == "." || seg == ".." || strings.HasPrefix(seg, tempPrefix) {
+		if seg == "" || seg == "." || seg == ".." || strings.HasPrefix(seg, TempPrefix) {
 			return fmt.Errorf("invalid object key %q", key)
 		}
 	}

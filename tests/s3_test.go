@@ -165,6 +165,7 @@ func TestS3MountBadInput(t *testing.T) {
 	r = mount("--access-key", m.AccessKey)
 	wantUserError(t, r, "secret key")
 	wantUserError(t, mount(append(v.mountArgs, "--upload-concurrency", "0")...), "concurrency")
+	wantUserError(t, mount(append(v.mountArgs, "--cache-writes", "most")...), "cache-writes", "small, all or none")
 	wantUserError(t, mount(append(v.mountArgs, "--writeback", "--cache-dir", "")...), "cache-dir")
 
 	// The bucket is removed behind cairn's back.

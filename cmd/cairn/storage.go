@@ -107,17 +107,22 @@ type dataFlags struct {
 	writeback   bool
 	uploaders   int
 	downloaders int
+	cacheWrites string
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&d.writeback, "writeback", false, "fsync returns once blocks are durable in CACHE-DIR/staging; they are uploaded in the background (also after a restart)")
 	fs.IntVar(&d.uploaders, "upload-concurrency", 10, "blocks uploaded at once")
 	fs.IntVar(&d.downloaders, "download-concurrency", 10, "blocks downloaded or prefetched at once")
+	fs.StringVar(&d.cacheWrites, "cache-writes", "small", "written blocks also kept in the disk cache: small (blocks shorter than the block size: small files, tails of big ones), all, or none")
 }
 
 func (d *dataFlags) check(cacheDir string) error {
 	if d.uploaders <= 0 || d.downloaders <= 0 {
 		return fmt.Errorf("--upload-concurrency and --download-concurrency must be at least 1")
+	}
+	if _, err := chunk.ParseWriteCaching(d.cacheWrites); err != nil {
+		return fmt.Errorf("--cache-writes: %w", err)
 	}
 	if d.writeback && cacheDir == "" {
 		return fmt.Errorf("--writeback stages blocks in the cache directory: give a --cache-dir")
@@ -171,6 +176,7 @@ func openBlockStore(ctx context.Context, format meta.Format, c blockStoreConfig)
 		Downloaders: c.data.downloaders,
 		Writeback:   c.data.writeback,
 	}
+	cfg.CacheWrites, _ = chunk.ParseWriteCaching(c.data.cacheWrites) // checked with the flags
 	if !cfg.Writeback && c.cacheDir != "" {
 		if err := drainStaged(obj, cfg); err != nil {
 			return nil, err
