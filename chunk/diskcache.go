@@ -160,6 +160,28 @@ func (c *diskCache) put(key string, raw []byte) {
 	}
 }
 
+// adopt moves the file at path, which holds block key as stored, into the
+// cache: a rename instead of a copy (a staged block once uploaded). It
+// reports whether it did; if not, the file is still at path.
+func (c *diskCache) adopt(key, path string, size int64) bool {
+	if size > c.limit || c.diskNearlyFull() {
+		return false
+	}
+	c.mu.Lock()
+	_, have := c.items[key]
+	refuse := have || c.closed || time.Now().Before(c.pausedUntil)
+	c.mu.Unlock()
+	if refuse {
+		return false
+	}
+	dst := c.path(key)
+	if os.MkdirAll(filepath.Dir(dst), 0o755) != nil || os.Rename(path, dst) != nil {
+		return false // another file system, or a failing disk: not cached
+	}
+	c.added(key, size)
+	return true
+}
+
 func (c *diskCache) writer() {
 	defer c.wg.Done()
 	for w := range c.queue {
@@ -197,14 +219,20 @@ func (c *diskCache) write(key string, raw []byte) error {
 	if err := atomicfile.WritePreferDirect(p, raw, diskTempPrefix, false, &c.noDirect); err != nil {
 		return err
 	}
+	c.added(key, int64(len(raw)))
+	return nil
+}
+
+// added indexes a block just put in the cache's directory and evicts what
+// no longer fits.
+func (c *diskCache) added(key string, size int64) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if _, ok := c.items[key]; !ok {
-		c.items[key] = c.lru.PushFront(&diskEntry{key, int64(len(raw))})
-		c.used += int64(len(raw))
+		c.items[key] = c.lru.PushFront(&diskEntry{key, size})
+		c.used += size
 	}
 	c.evictLocked()
-	c.mu.Unlock()
-	return nil
 }
 
 func (c *diskCache) evictLocked() {

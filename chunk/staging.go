@@ -19,7 +19,8 @@ import (
 // Blocks left by a crash or an unmount are found again at start and
 // uploaded then. Until uploaded, reads are served from here.
 type staging struct {
-	files object.Store // object.File with deferred flushes
+	dir   string
+	files object.Store // object.File over dir, with deferred flushes
 	s     *Store
 
 	mu      sync.Mutex
@@ -49,7 +50,7 @@ func openStaging(dir string, s *Store) (*staging, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &staging{files: files, s: s, pending: make(map[string]*staged), closed: make(chan struct{})}
+	st := &staging{dir: dir, files: files, s: s, pending: make(map[string]*staged), closed: make(chan struct{})}
 	st.cond = sync.NewCond(&st.mu)
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -201,7 +202,12 @@ func (st *staging) upload(key string) {
 		}
 		return
 	}
-	st.s.cacheWritten(key, raw)
+	if st.s.cachesWrite(key) {
+		if st.s.disk.adopt(key, filepath.Join(st.dir, filepath.FromSlash(key)), int64(len(raw))) {
+			return // moved into the disk cache: a rename, not a copy
+		}
+		st.s.disk.put(key, raw)
+	}
 	if err := st.files.Delete(context.Background(), key); err != nil {
 		st.s.log.Warn("remove uploaded staged block", "key", key, "err", err)
 	}

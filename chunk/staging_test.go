@@ -3,6 +3,8 @@ package chunk
 import (
 	"bytes"
 	"context"
+	"io/fs"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -74,5 +76,43 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached within 20s")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestWritebackMovesUploadedBlocksToCache: once uploaded, a staged block
+// the write caching policy keeps (here the short tail) is moved into the
+// disk cache, the others are deleted; nothing is left in staging.
+func TestWritebackMovesUploadedBlocksToCache(t *testing.T) {
+	dir := t.TempDir()
+	obj := object.NewMem("t")
+	cfg := Config{BlockSize: 4096, CacheDir: dir, Writeback: true, Readahead: -1}
+	s := newTestStore(t, obj, cfg)
+	data := pattern(23, 2*4096+500)
+	writeSlice(t, s, 1, data)
+	waitFor(t, func() bool { return s.Stats().Staged == 0 })
+	s.Close()
+	files := func(sub string) (n int) {
+		filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+		return n
+	}
+	if n := files("staging"); n != 0 {
+		t.Errorf("%d files left in staging after the uploads", n)
+	}
+	if n := files("cache"); n != 1 {
+		t.Errorf("%d blocks in the disk cache, want the short tail only", n)
+	}
+	for _, in := range mustList(t, obj) {
+		obj.Delete(context.Background(), in.Key)
+	}
+	cfg.Writeback = false
+	s2 := newTestStore(t, obj, cfg)
+	got := make([]byte, 500)
+	if _, err := s2.ReadAt(context.Background(), 1, uint32(len(data)), got, 2*4096); err != nil || !bytes.Equal(got, data[2*4096:]) {
+		t.Errorf("tail read from the disk cache with the store emptied: %v", err)
 	}
 }

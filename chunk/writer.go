@@ -321,11 +321,17 @@ func (s *Store) store(key string, raw []byte) error {
 // cacheWritten puts a block just stored in the object store into the disk
 // cache, if the write caching policy asks for it.
 func (s *Store) cacheWritten(key string, raw []byte) {
-	if s.disk == nil {
-		return
-	}
-	small := keyBlockLen(key) < s.cfg.BlockSize
-	if s.cfg.CacheWrites == CacheAllWrites || s.cfg.CacheWrites == CacheSmallWrites && small {
+	if s.cachesWrite(key) {
 		s.disk.put(key, raw)
 	}
+}
+
+// cachesWrite reports whether the write caching policy keeps block key in
+// the disk cache once it is stored.
+func (s *Store) cachesWrite(key string) bool {
+	if s.disk == nil {
+		return false
+	}
+	small := keyBlockLen(key) < s.cfg.BlockSize
+	return s.cfg.CacheWrites == CacheAllWrites || s.cfg.CacheWrites == CacheSmallWrites && small
 }
