@@ -15,6 +15,14 @@ import "strings"
 var mysqlRoutines = concat(
 	mysqlFunction("cairn_in_group", "c_groups TEXT, p_gid BIGINT", "BOOLEAN DETERMINISTIC NO SQL",
 		"RETURN LOCATE(CONCAT(',', p_gid, ','), c_groups) > 0"),
+	mysqlFunction("cairn_file_errno", "n_ftype BIGINT, p_other INT", "INT DETERMINISTIC NO SQL",
+		`RETURN CASE WHEN n_ftype IS NULL THEN 2 WHEN n_ftype = 2 THEN 21 -- ENOENT, EISDIR
+		WHEN n_ftype <> 1 THEN p_other ELSE 0 END`), // not a regular file
+	mysqlFunction("cairn_grow", "p_old BIGINT, p_new BIGINT", "BIGINT DETERMINISTIC NO SQL",
+		"RETURN (p_new + 4095) DIV 4096 * 4096 - (p_old + 4095) DIV 4096 * 4096"),
+	mysqlFunction("cairn_space_errno", "p_delta BIGINT, p_capacity BIGINT", "INT NOT DETERMINISTIC READS SQL DATA",
+		`RETURN IF(p_capacity > 0 AND p_delta > 0
+		AND (SELECT space FROM cairn_usage WHERE id = 1) + p_delta > p_capacity, 28, 0)`), // ENOSPC
 	mysqlFunction("cairn_access", "n_ftype BIGINT, n_mode BIGINT, n_uid BIGINT, n_gid BIGINT, c_uid BIGINT, c_groups TEXT, p_mask BIGINT",
 		"INT DETERMINISTIC NO SQL", `BEGIN
 	DECLARE v_bits BIGINT;
@@ -85,19 +93,16 @@ END`},
 	mysqlProcedure("cairn_write", "p_ino BIGINT, p_idx BIGINT, p_rec LONGBLOB, p_end BIGINT, p_id BIGINT, p_size BIGINT, "+
 		"p_mtime BIGINT, p_capacity BIGINT", `
 	DECLARE v_ftype, v_mode, v_uid, v_gid, v_rdev, v_nlink, v_length, v_atime, v_parent BIGINT;
-	DECLARE v_len, v_delta, v_used, v_count BIGINT;`, `
+	DECLARE v_len, v_delta, v_count BIGINT;`, `
 		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, parent
 			INTO v_ftype, v_mode, v_uid, v_gid, v_rdev, v_nlink, v_length, v_atime, v_parent
 			FROM cairn_node WHERE ino = p_ino FOR UPDATE;
-		IF v_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
-		IF v_ftype = 2 THEN SET r_errno = 21; LEAVE body; END IF;               -- EISDIR
-		IF v_ftype <> 1 THEN SET r_errno = 22; LEAVE body; END IF;              -- EINVAL
+		SET r_errno = cairn_file_errno(v_ftype, 22);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
 		SET v_len = GREATEST(v_length, p_end);
-		SET v_delta = (v_len + 4095) DIV 4096 * 4096 - (v_length + 4095) DIV 4096 * 4096;
-		IF p_capacity > 0 AND v_delta > 0 THEN
-			SELECT space INTO v_used FROM cairn_usage WHERE id = 1;
-			IF v_used + v_delta > p_capacity THEN SET r_errno = 28; LEAVE body; END IF; -- ENOSPC
-		END IF;
+		SET v_delta = cairn_grow(v_length, v_len);
+		SET r_errno = cairn_space_errno(v_delta, p_capacity);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
 		INSERT INTO cairn_chunk (ino, idx, slices) VALUES (p_ino, p_idx, p_rec)
 			ON DUPLICATE KEY UPDATE slices = CONCAT(slices, VALUES(slices));
 		SELECT LENGTH(slices) DIV 24 INTO v_count FROM cairn_chunk WHERE ino = p_ino AND idx = p_idx;
@@ -477,21 +482,18 @@ END`},
 
 	mysqlProcedure("cairn_truncate", "p_ino BIGINT, p_length BIGINT, c_uid BIGINT, c_groups TEXT, p_now BIGINT, p_capacity BIGINT", `
 	DECLARE a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_parent BIGINT;
-	DECLARE v_delta, v_used BIGINT;
+	DECLARE v_delta BIGINT;
 	DECLARE v_chunk_size BIGINT DEFAULT 67108864;`, `
 		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, parent
 			INTO a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_parent
 			FROM cairn_node WHERE ino = p_ino FOR UPDATE;
-		IF a_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
-		IF a_ftype = 2 THEN SET r_errno = 21; LEAVE body; END IF;               -- EISDIR
-		IF a_ftype <> 1 THEN SET r_errno = 22; LEAVE body; END IF;              -- EINVAL
+		SET r_errno = cairn_file_errno(a_ftype, 22);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
 		SET r_errno = cairn_access(a_ftype, a_mode, a_uid, a_gid, c_uid, c_groups, 2);
 		IF r_errno <> 0 THEN LEAVE body; END IF;
-		SET v_delta = (p_length + 4095) DIV 4096 * 4096 - (a_length + 4095) DIV 4096 * 4096;
-		IF p_capacity > 0 AND v_delta > 0 THEN
-			SELECT space INTO v_used FROM cairn_usage WHERE id = 1;
-			IF v_used + v_delta > p_capacity THEN SET r_errno = 28; LEAVE body; END IF; -- ENOSPC
-		END IF;
+		SET v_delta = cairn_grow(a_length, p_length);
+		SET r_errno = cairn_space_errno(v_delta, p_capacity);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
 		IF p_length < a_length THEN
 			CALL cairn_drop_chunks(p_ino, (p_length + v_chunk_size - 1) DIV v_chunk_size);
 			CALL cairn_hide_range(p_ino, p_length, LEAST(a_length, (p_length DIV v_chunk_size + 1) * v_chunk_size));
@@ -572,24 +574,21 @@ END`},
 	mysqlProcedure("cairn_fallocate", "p_ino BIGINT, p_mode BIGINT, p_off BIGINT, p_end BIGINT, c_uid BIGINT, c_groups TEXT, "+
 		"p_now BIGINT, p_capacity BIGINT", `
 	DECLARE a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_mtime, a_parent BIGINT;
-	DECLARE v_len, v_delta, v_used BIGINT;`, `
+	DECLARE v_len, v_delta BIGINT;`, `
 		-- data.go Fallocate, after its checks of the arguments. p_mode:
 		-- 1 keep size, 2 punch a hole, 16 zero the range.
 		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, mtime, parent
 			INTO a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_mtime, a_parent
 			FROM cairn_node WHERE ino = p_ino FOR UPDATE;
-		IF a_ftype IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
-		IF a_ftype = 2 THEN SET r_errno = 21; LEAVE body; END IF;               -- EISDIR
-		IF a_ftype <> 1 THEN SET r_errno = 19; LEAVE body; END IF;              -- ENODEV
+		SET r_errno = cairn_file_errno(a_ftype, 19);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
 		SET r_errno = cairn_access(a_ftype, a_mode, a_uid, a_gid, c_uid, c_groups, 2);
 		IF r_errno <> 0 THEN LEAVE body; END IF;
 		SET v_len = a_length;
 		IF p_mode & 1 = 0 AND p_end > v_len THEN SET v_len = p_end; END IF;
-		SET v_delta = (v_len + 4095) DIV 4096 * 4096 - (a_length + 4095) DIV 4096 * 4096;
-		IF p_capacity > 0 AND v_delta > 0 THEN
-			SELECT space INTO v_used FROM cairn_usage WHERE id = 1;
-			IF v_used + v_delta > p_capacity THEN SET r_errno = 28; LEAVE body; END IF; -- ENOSPC
-		END IF;
+		SET v_delta = cairn_grow(a_length, v_len);
+		SET r_errno = cairn_space_errno(v_delta, p_capacity);
+		IF r_errno <> 0 THEN LEAVE body; END IF;
 		IF p_mode & 18 <> 0 THEN
 			CALL cairn_hide_range(p_ino, p_off, LEAST(p_end, a_length));
 			SET a_mtime = p_now;

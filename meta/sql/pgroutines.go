@@ -21,18 +21,14 @@ DECLARE
 	n cairn_node%ROWTYPE;
 	new_len bigint;
 	delta bigint;
-	used bigint;
 BEGIN
 	SELECT * INTO n FROM cairn_node WHERE cairn_node.ino = p_ino FOR UPDATE;
-	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;           -- ENOENT
-	IF n.ftype = 2 THEN r_errno := 21; RETURN NEXT; RETURN; END IF;       -- EISDIR
-	IF n.ftype <> 1 THEN r_errno := 22; RETURN NEXT; RETURN; END IF;      -- EINVAL
+	r_errno := cairn_file_errno(n.ftype, 22);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 	new_len := greatest(n.length, p_end);
-	delta := (new_len + 4095) / 4096 * 4096 - (n.length + 4095) / 4096 * 4096;
-	IF p_capacity > 0 AND delta > 0 THEN
-		SELECT space INTO used FROM cairn_usage WHERE id = 1;
-		IF used + delta > p_capacity THEN r_errno := 28; RETURN NEXT; RETURN; END IF; -- ENOSPC
-	END IF;
+	delta := cairn_grow(n.length, new_len);
+	r_errno := cairn_space_errno(delta, p_capacity);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 	INSERT INTO cairn_chunk AS c (ino, idx, slices) VALUES (p_ino, p_idx, p_rec)
 		ON CONFLICT (ino, idx) DO UPDATE SET slices = c.slices || excluded.slices
 		RETURNING octet_length(c.slices) / 24 INTO r_count;
@@ -50,6 +46,18 @@ BEGIN
 	r_parent := n.parent;
 	RETURN NEXT;
 END
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_file_errno(n_ftype bigint, p_other int) RETURNS int
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN n_ftype IS NULL THEN 2 WHEN n_ftype = 2 THEN 21  -- ENOENT, EISDIR
+		WHEN n_ftype <> 1 THEN p_other ELSE 0 END                     -- not a regular file
+$$`, `
+CREATE OR REPLACE FUNCTION cairn_grow(p_old bigint, p_new bigint) RETURNS bigint
+LANGUAGE sql IMMUTABLE AS $$ SELECT (p_new + 4095) / 4096 * 4096 - (p_old + 4095) / 4096 * 4096 $$`, `
+CREATE OR REPLACE FUNCTION cairn_space_errno(p_delta bigint, p_capacity bigint) RETURNS int
+LANGUAGE sql STABLE AS $$
+	SELECT CASE WHEN p_capacity > 0 AND p_delta > 0
+		AND (SELECT space FROM cairn_usage WHERE id = 1) + p_delta > p_capacity THEN 28 ELSE 0 END -- ENOSPC
 $$`, `
 CREATE OR REPLACE FUNCTION cairn_in_group(c_groups text, p_gid bigint) RETURNS boolean
 LANGUAGE sql IMMUTABLE AS $$ SELECT strpos(c_groups, ',' || p_gid::text || ',') > 0 $$`, `
@@ -564,19 +572,15 @@ DECLARE
 	a cairn_node%ROWTYPE;
 	chunk_size constant bigint := 67108864;
 	delta bigint;
-	used bigint;
 BEGIN
 	SELECT * INTO a FROM cairn_node WHERE ino = p_ino FOR UPDATE;
-	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
-	IF a.ftype = 2 THEN r_errno := 21; RETURN NEXT; RETURN; END IF;       -- EISDIR
-	IF a.ftype <> 1 THEN r_errno := 22; RETURN NEXT; RETURN; END IF;      -- EINVAL
+	r_errno := cairn_file_errno(a.ftype, 22);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 	r_errno := cairn_access(a.ftype, a.mode, a.uid, a.gid, c_uid, c_groups, 2);
 	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
-	delta := (p_length + 4095) / 4096 * 4096 - (a.length + 4095) / 4096 * 4096;
-	IF p_capacity > 0 AND delta > 0 THEN
-		SELECT space INTO used FROM cairn_usage WHERE id = 1;
-		IF used + delta > p_capacity THEN r_errno := 28; RETURN NEXT; RETURN; END IF; -- ENOSPC
-	END IF;
+	delta := cairn_grow(a.length, p_length);
+	r_errno := cairn_space_errno(delta, p_capacity);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 	IF p_length < a.length THEN
 		PERFORM cairn_drop_chunks(p_ino, (p_length + chunk_size - 1) / chunk_size);
 		PERFORM cairn_hide_range(p_ino, p_length, least(a.length, (p_length / chunk_size + 1) * chunk_size));
@@ -655,23 +659,19 @@ DECLARE
 	a cairn_node%ROWTYPE;
 	new_len bigint;
 	delta bigint;
-	used bigint;
 BEGIN
 	-- data.go Fallocate, after its checks of the arguments. p_mode: 1 keep
 	-- size, 2 punch a hole, 16 zero the range.
 	SELECT * INTO a FROM cairn_node WHERE ino = p_ino FOR UPDATE;
-	IF NOT FOUND THEN r_errno := 2; RETURN NEXT; RETURN; END IF;          -- ENOENT
-	IF a.ftype = 2 THEN r_errno := 21; RETURN NEXT; RETURN; END IF;       -- EISDIR
-	IF a.ftype <> 1 THEN r_errno := 19; RETURN NEXT; RETURN; END IF;      -- ENODEV
+	r_errno := cairn_file_errno(a.ftype, 19);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 	r_errno := cairn_access(a.ftype, a.mode, a.uid, a.gid, c_uid, c_groups, 2);
 	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 	new_len := a.length;
 	IF p_mode & 1 = 0 AND p_end > new_len THEN new_len := p_end; END IF;
-	delta := (new_len + 4095) / 4096 * 4096 - (a.length + 4095) / 4096 * 4096;
-	IF p_capacity > 0 AND delta > 0 THEN
-		SELECT space INTO used FROM cairn_usage WHERE id = 1;
-		IF used + delta > p_capacity THEN r_errno := 28; RETURN NEXT; RETURN; END IF; -- ENOSPC
-	END IF;
+	delta := cairn_grow(a.length, new_len);
+	r_errno := cairn_space_errno(delta, p_capacity);
+	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 	IF p_mode & 18 <> 0 THEN
 		PERFORM cairn_hide_range(p_ino, p_off, least(p_end, a.length));
 		a.mtime := p_now;

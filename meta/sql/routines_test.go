@@ -361,12 +361,7 @@ func TestMariaDBRoutineSlices(t *testing.T) {
 
 func TestSQLiteRoutineSlices(t *testing.T) {
 	// The general transactions, as the reference for the same checks.
-	e, err := Open("sqlite3://" + t.TempDir() + "/vol.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	checkRoutineSlices(t, e)
+	checkRoutineSlices(t, openSQLite(t))
 }
 
 // checkSetLkOutdated changes an owner's byte-range locks behind the back
@@ -431,4 +426,72 @@ func TestPostgresSetLkOutdated(t *testing.T) {
 func TestMariaDBSetLkOutdated(t *testing.T) {
 	m := &mariaEnv{srv: testenv.MariaDB(t)}
 	checkSetLkOutdated(t, m.engine(t))
+}
+
+// checkFileGrowthErrors: write, truncate and fallocate refuse what is not
+// a regular file and growth past the volume's capacity with the same
+// errors on every path (the routines, and SQLite's general transactions).
+func checkFileGrowthErrors(t *testing.T, e *Engine) {
+	ctx := context.Background()
+	f := testFormat()
+	f.Capacity = 1 << 20
+	if err := e.Init(ctx, f, false); err != nil {
+		t.Fatal(err)
+	}
+	file, dir, link, missing := meta.Ino(600), meta.Ino(601), meta.Ino(602), meta.Ino(699)
+	for _, n := range []struct {
+		ino    meta.Ino
+		typ    meta.FileType
+		target string
+	}{{file, meta.TypeFile, ""}, {dir, meta.TypeDirectory, ""}, {link, meta.TypeSymlink, "file"}} {
+		if _, err := e.Mknod(ctx, meta.RootCred, meta.RootIno, fmt.Sprint(n.ino), n.ino, n.typ, 0o755, 0, n.target); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, err := e.NextSlices(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slice := func(size uint32) meta.Slice { return meta.Slice{ID: id, Size: size, Len: size} }
+	write := func(ino meta.Ino, size uint32) error { _, _, err := e.Write(ctx, ino, 0, slice(size), 1); return err }
+	truncate := func(ino meta.Ino, n uint64) error { _, err := e.Truncate(ctx, meta.RootCred, ino, n); return err }
+	fallocate := func(ino meta.Ino, n uint64) error {
+		_, err := e.Fallocate(ctx, meta.RootCred, ino, 0, 0, n)
+		return err
+	}
+	for _, c := range []struct {
+		what string
+		err  error
+		want error
+	}{
+		{"write to a missing inode", write(missing, 4096), meta.ErrNotFound},
+		{"write to a directory", write(dir, 4096), meta.ErrIsDir},
+		{"write to a symlink", write(link, 4096), meta.ErrInvalid},
+		{"write past the capacity", write(file, 2<<20), meta.ErrNoSpace},
+		{"write within the capacity", write(file, 512<<10), nil},
+		{"truncate a directory", truncate(dir, 10), meta.ErrIsDir},
+		{"truncate a symlink", truncate(link, 10), meta.ErrInvalid},
+		{"truncate past the capacity", truncate(file, 2<<20), meta.ErrNoSpace},
+		{"truncate within the capacity", truncate(file, 1<<20), nil},
+		{"fallocate a directory", fallocate(dir, 10), meta.ErrIsDir},
+		{"fallocate a symlink", fallocate(link, 10), syscall.ENODEV},
+		{"fallocate past the capacity", fallocate(file, 1<<20+1), meta.ErrNoSpace},
+		{"fallocate within the capacity", fallocate(file, 1<<20), nil},
+	} {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: %v, want %v", c.what, c.err, c.want)
+		}
+	}
+}
+
+func TestPostgresFileGrowthErrors(t *testing.T) {
+	checkFileGrowthErrors(t, startPostgres(t).engine(t))
+}
+
+func TestMariaDBFileGrowthErrors(t *testing.T) {
+	checkFileGrowthErrors(t, (&mariaEnv{srv: testenv.MariaDB(t)}).engine(t))
+}
+
+func TestSQLiteFileGrowthErrors(t *testing.T) {
+	checkFileGrowthErrors(t, openSQLite(t))
 }
