@@ -46,8 +46,9 @@ type diskEntry struct {
 }
 
 type diskWrite struct {
-	key string
-	raw []byte
+	key  string
+	raw  []byte
+	done func() // called once raw is no longer needed; may be nil
 }
 
 const (
@@ -144,19 +145,28 @@ func (c *diskCache) get(key string) ([]byte, bool) {
 }
 
 // put queues raw to be written; when the queue is full or the disk is
-// paused after an error, the block is simply not cached.
-func (c *diskCache) put(key string, raw []byte) {
-	if int64(len(raw)) > c.limit {
-		return
+// paused after an error, the block is simply not cached. done, if not nil,
+// is called once raw is no longer needed: written, or not queued.
+func (c *diskCache) put(key string, raw []byte, done func()) {
+	if !c.queuePut(diskWrite{key, raw, done}) && done != nil {
+		done()
+	}
+}
+
+func (c *diskCache) queuePut(w diskWrite) bool {
+	if int64(len(w.raw)) > c.limit {
+		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, have := c.items[key]; have || c.closed || time.Now().Before(c.pausedUntil) {
-		return
+	if _, have := c.items[w.key]; have || c.closed || time.Now().Before(c.pausedUntil) {
+		return false
 	}
 	select {
-	case c.queue <- diskWrite{key, raw}:
+	case c.queue <- w:
+		return true
 	default:
+		return false
 	}
 }
 
@@ -185,7 +195,11 @@ func (c *diskCache) adopt(key, path string, size int64) bool {
 func (c *diskCache) writer() {
 	defer c.wg.Done()
 	for w := range c.queue {
-		if err := c.write(w.key, w.raw); err != nil {
+		err := c.write(w.key, w.raw)
+		if w.done != nil {
+			w.done()
+		}
+		if err != nil {
 			c.errs()
 			c.mu.Lock()
 			c.pausedUntil = time.Now().Add(diskPause)

@@ -7,7 +7,8 @@ import (
 
 // memCache keeps the plain data of recently read blocks, least recently
 // used first out, within a byte limit. Blocks are immutable, so a cached
-// block never goes stale; it only goes away with Remove.
+// block never goes stale; it only goes away with Remove. The cache holds a
+// reference on each block it keeps (blockData).
 type memCache struct {
 	mu    sync.Mutex
 	limit int64
@@ -18,14 +19,15 @@ type memCache struct {
 
 type memEntry struct {
 	key  string
-	data []byte
+	data *blockData
 }
 
 func newMemCache(limit int64) *memCache {
 	return &memCache{limit: limit, lru: list.New(), items: make(map[string]*list.Element)}
 }
 
-func (c *memCache) get(key string) ([]byte, bool) {
+// get returns the block with a reference the caller must release.
+func (c *memCache) get(key string) (*blockData, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.items[key]
@@ -33,7 +35,9 @@ func (c *memCache) get(key string) ([]byte, bool) {
 		return nil, false
 	}
 	c.lru.MoveToFront(el)
-	return el.Value.(*memEntry).data, true
+	d := el.Value.(*memEntry).data
+	d.hold()
+	return d, true
 }
 
 func (c *memCache) contains(key string) bool {
@@ -43,8 +47,9 @@ func (c *memCache) contains(key string) bool {
 	return ok
 }
 
-func (c *memCache) put(key string, data []byte) {
-	if int64(len(data)) > c.limit {
+// put keeps data, taking a reference of its own.
+func (c *memCache) put(key string, data *blockData) {
+	if int64(len(data.plain)) > c.limit {
 		return
 	}
 	c.mu.Lock()
@@ -53,14 +58,11 @@ func (c *memCache) put(key string, data []byte) {
 		c.lru.MoveToFront(el)
 		return
 	}
+	data.hold()
 	c.items[key] = c.lru.PushFront(&memEntry{key, data})
-	c.used += int64(len(data))
+	c.used += int64(len(data.plain))
 	for c.used > c.limit {
-		el := c.lru.Back()
-		e := el.Value.(*memEntry)
-		c.lru.Remove(el)
-		delete(c.items, e.key)
-		c.used -= int64(len(e.data))
+		c.drop(c.lru.Back())
 	}
 }
 
@@ -78,8 +80,14 @@ func (c *memCache) remove(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.items[key]; ok {
-		c.lru.Remove(el)
-		delete(c.items, key)
-		c.used -= int64(len(el.Value.(*memEntry).data))
+		c.drop(el)
 	}
+}
+
+func (c *memCache) drop(el *list.Element) {
+	e := el.Value.(*memEntry)
+	c.lru.Remove(el)
+	delete(c.items, e.key)
+	c.used -= int64(len(e.data.plain))
+	e.data.release()
 }

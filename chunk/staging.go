@@ -206,7 +206,7 @@ func (st *staging) upload(key string) {
 		if st.s.disk.adopt(key, filepath.Join(st.dir, filepath.FromSlash(key)), int64(len(raw))) {
 			return // moved into the disk cache: a rename, not a copy
 		}
-		st.s.disk.put(key, raw)
+		st.s.disk.put(key, raw, nil)
 	}
 	if err := st.files.Delete(context.Background(), key); err != nil {
 		st.s.log.Warn("remove uploaded staged block", "key", key, "err", err)

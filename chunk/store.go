@@ -25,6 +25,7 @@ type Store struct {
 	uploadSem chan struct{}
 	getSem    chan struct{}
 	mem       *memCache
+	bufs      *blockPool // download buffers of full-size blocks
 	disk      *diskCache // nil without a cache directory
 	staging   *staging   // nil unless writeback
 	stats     counters
@@ -39,11 +40,13 @@ type Store struct {
 	closeOnce sync.Once
 }
 
-// fetch is one download of a block that concurrent readers share.
+// fetch is one download of a block that concurrent readers share. Each
+// reader that joined it gets a reference on data.
 type fetch struct {
-	done chan struct{}
-	data []byte
-	err  error
+	done    chan struct{}
+	readers int32 // guarded by Store.flightMu until the fetch leaves flight
+	data    *blockData
+	err     error
 }
 
 // New opens a block store over obj.
@@ -62,6 +65,7 @@ func New(obj object.Store, cfg Config) (*Store, error) {
 		uploadSem: make(chan struct{}, cfg.Uploaders),
 		getSem:    make(chan struct{}, cfg.Downloaders),
 		mem:       newMemCache(cfg.MemCacheSize),
+		bufs:      newBlockPool(cfg.BlockSize),
 		ra:        newReadahead(),
 		flight:    make(map[string]*fetch),
 	}
@@ -131,22 +135,24 @@ func (s *Store) ReadAt(ctx context.Context, id uint64, size uint32, p []byte, of
 		if err != nil {
 			return n, asIOError(fmt.Errorf("read slice %d at %d: %w", id, pos, err))
 		}
-		c := copy(p[n:], data[pos-int64(idx)*bs:])
+		c := copy(p[n:], data.plain[pos-int64(idx)*bs:])
+		data.release()
 		n += c
 		pos += int64(c)
 	}
 	return n, nil
 }
 
-// block returns the plain data of one block: from memory, from the disk
+// block returns the plain data of one block, with a reference the caller
+// releases once it has copied what it needs: from memory, from the disk
 // cache, or downloaded once however many readers want it at the same time.
-func (s *Store) block(ctx context.Context, id uint64, idx, n int) ([]byte, error) {
+func (s *Store) block(ctx context.Context, id uint64, idx, n int) (*blockData, error) {
 	key := blockKey(id, idx, n)
 	if data, ok := s.mem.get(key); ok {
 		s.stats.memHits.Add(1)
 		return data, nil
 	}
-	f, leader := s.join(key)
+	f, leader := s.join(key, true)
 	if f == nil {
 		return s.block(ctx, id, idx, n) // finished between the two looks
 	}
@@ -157,36 +163,52 @@ func (s *Store) block(ctx context.Context, id uint64, idx, n int) ([]byte, error
 	case <-f.done:
 		return f.data, f.err
 	case <-ctx.Done():
+		go func() { // the reference this reader was given
+			<-f.done
+			if f.data != nil {
+				f.data.release()
+			}
+		}()
 		return nil, ctx.Err()
 	}
 }
 
 // join returns the download of key under way, or starts one that the
-// caller leads. It returns nil if the block has meanwhile reached memory.
-func (s *Store) join(key string) (f *fetch, leader bool) {
+// caller leads; a reader is counted for a reference on the data. It
+// returns nil if the block has meanwhile reached memory.
+func (s *Store) join(key string, reader bool) (f *fetch, leader bool) {
 	s.flightMu.Lock()
 	defer s.flightMu.Unlock()
-	if f, ok := s.flight[key]; ok {
-		return f, false
+	f, ok := s.flight[key]
+	if !ok {
+		if s.mem.contains(key) {
+			return nil, false
+		}
+		f = &fetch{done: make(chan struct{})}
+		s.flight[key] = f
 	}
-	if s.mem.contains(key) {
-		return nil, false
+	if reader {
+		f.readers++
 	}
-	f = &fetch{done: make(chan struct{})}
-	s.flight[key] = f
-	return f, true
+	return f, !ok
 }
 
 // runFetch downloads for every waiter, so one reader giving up must not
 // fail it for the others: only Close cancels it.
 func (s *Store) runFetch(key string, n int, f *fetch) {
-	f.data, f.err = s.load(s.ctx, key, n)
-	if f.err == nil {
-		s.mem.put(key, f.data)
+	data, err := s.load(s.ctx, key, n)
+	if err == nil {
+		s.mem.put(key, data)
 	}
 	s.flightMu.Lock()
 	delete(s.flight, key)
+	readers := f.readers
 	s.flightMu.Unlock()
+	if data != nil {
+		data.refs.Add(readers)
+		data.release() // load's
+	}
+	f.data, f.err = data, err
 	close(f.done)
 }
 
@@ -202,10 +224,15 @@ func (e *missingError) Is(target error) bool {
 	return target == ErrBlockMissing || target == errEIO
 }
 
-func (s *Store) load(ctx context.Context, key string, n int) ([]byte, error) {
+// load returns a block's plain data with one reference, the caller's.
+func (s *Store) load(ctx context.Context, key string, n int) (*blockData, error) {
 	if s.staging != nil {
 		if raw, ok := s.staging.get(key); ok {
-			return s.codec.decode(key, raw, n)
+			data, err := s.codec.decode(key, raw, n)
+			if err != nil {
+				return nil, err
+			}
+			return newBlockData(data, nil, nil), nil
 		}
 	}
 	if s.disk != nil {
@@ -213,38 +240,69 @@ func (s *Store) load(ctx context.Context, key string, n int) ([]byte, error) {
 			data, err := s.codec.decode(key, raw, n)
 			if err == nil {
 				s.stats.cacheHits.Add(1)
-				return data, nil
+				return newBlockData(data, nil, nil), nil
 			}
 			s.log.Warn("cached block is corrupt; dropped, reading from the object store", "err", err)
 			s.disk.remove(key)
 		}
 	}
 	s.stats.cacheMisses.Add(1)
+	raw, err := s.download(ctx, key, n)
+	if err != nil {
+		return nil, err
+	}
+	data, err := s.codec.decode(key, raw.plain, n)
+	if err != nil {
+		raw.release()
+		s.stats.corrupt.Add(1)
+		s.log.Error("corrupt block in the object store", "err", err)
+		return nil, err
+	}
+	if s.disk != nil {
+		raw.hold()
+		s.disk.put(key, raw.plain, raw.release)
+	}
+	if len(data) > 0 && len(raw.plain) > headerSize && &data[0] == &raw.plain[headerSize] {
+		raw.plain = data // stored uncompressed: the block is its stored form's tail
+		return raw, nil
+	}
+	raw.release()
+	return newBlockData(data, nil, nil), nil
+}
+
+// download gets a block's stored form from the object store, with one
+// reference; a full-size block goes into a recycled buffer.
+func (s *Store) download(ctx context.Context, key string, n int) (*blockData, error) {
 	select {
 	case s.getSem <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+	var buf *[]byte
+	if n == s.cfg.BlockSize {
+		buf = s.bufs.get()
+	}
 	start := time.Now()
-	raw, err := s.obj.Get(ctx, key, 0, -1)
+	var raw []byte
+	var err error
+	if buf != nil {
+		raw, err = object.GetInto(ctx, s.obj, key, (*buf)[:0])
+	} else {
+		raw, err = s.obj.Get(ctx, key, 0, -1)
+	}
 	<-s.getSem
 	s.stats.get(len(raw), time.Since(start), err)
+	if buf != nil && (err != nil || len(raw) == 0 || &raw[0] != &(*buf)[:1][0]) {
+		s.bufs.put(buf) // not used
+		buf = nil
+	}
 	if err != nil {
 		if errors.Is(err, object.ErrNotExist) {
 			return nil, &missingError{fmt.Errorf("block %s: %w", key, err)}
 		}
 		return nil, fmt.Errorf("get block %s: %w", key, err)
 	}
-	data, err := s.codec.decode(key, raw, n)
-	if err != nil {
-		s.stats.corrupt.Add(1)
-		s.log.Error("corrupt block in the object store", "err", err)
-		return nil, err
-	}
-	if s.disk != nil {
-		s.disk.put(key, raw)
-	}
-	return data, nil
+	return newBlockData(raw, buf, s.bufs), nil
 }
 
 // prefetch loads blocks first..last of slice id in the background, skipping
@@ -256,7 +314,7 @@ func (s *Store) prefetch(id uint64, size uint32, first, last int) {
 		if s.mem.contains(key) {
 			continue
 		}
-		f, leader := s.join(key)
+		f, leader := s.join(key, false)
 		if !leader {
 			continue
 		}

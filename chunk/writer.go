@@ -322,7 +322,7 @@ func (s *Store) store(key string, raw []byte) error {
 // cache, if the write caching policy asks for it.
 func (s *Store) cacheWritten(key string, raw []byte) {
 	if s.cachesWrite(key) {
-		s.disk.put(key, raw)
+		s.disk.put(key, raw, nil)
 	}
 }
 

@@ -21,7 +21,10 @@ type memObject struct {
 	modTime time.Time
 }
 
-var _ Store = (*Mem)(nil)
+var (
+	_ Store      = (*Mem)(nil)
+	_ GetterInto = (*Mem)(nil)
+)
 
 // NewMem returns an empty in-memory store; name only labels it.
 func NewMem(name string) *Mem {
@@ -51,6 +54,20 @@ func (m *Mem) Get(ctx context.Context, key string, off, limit int64) ([]byte, er
 		return nil, notExist(key)
 	}
 	return cut(o.data, off, limit), nil
+}
+
+// GetInto copies the object into buf when it fits there.
+func (m *Mem) GetInto(ctx context.Context, key string, buf []byte) ([]byte, error) {
+	m.mu.RLock()
+	o, ok := m.objs[key]
+	m.mu.RUnlock()
+	if !ok {
+		return nil, notExist(key)
+	}
+	if len(o.data) > cap(buf) {
+		return cut(o.data, 0, -1), nil
+	}
+	return append(buf[:0], o.data...), nil
 }
 
 func (m *Mem) Head(ctx context.Context, key string) (Info, error) {

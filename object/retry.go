@@ -90,6 +90,14 @@ func (r *retrying) Get(ctx context.Context, key string, off, limit int64) (b []b
 	return b, err
 }
 
+func (r *retrying) GetInto(ctx context.Context, key string, buf []byte) (b []byte, err error) {
+	err = r.do(ctx, "get "+key, func(ctx context.Context) error {
+		b, err = GetInto(ctx, r.Store, key, buf)
+		return err
+	})
+	return b, err
+}
+
 func (r *retrying) Head(ctx context.Context, key string) (i Info, err error) {
 	err = r.do(ctx, "head "+key, func(ctx context.Context) error {
 		i, err = r.Store.Head(ctx, key)

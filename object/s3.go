@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -26,7 +27,10 @@ type S3 struct {
 	region string
 }
 
-var _ Store = (*S3)(nil)
+var (
+	_ Store      = (*S3)(nil)
+	_ GetterInto = (*S3)(nil)
+)
 
 // NewS3 parses bucketURL and makes a client; it sends no request.
 //
@@ -203,6 +207,31 @@ func (s *S3) Get(ctx context.Context, key string, off, limit int64) ([]byte, err
 		return nil, s.s3Error("get", key, err)
 	}
 	return data, nil
+}
+
+// GetInto reads the whole object into buf when it fits there.
+func (s *S3) GetInto(ctx context.Context, key string, buf []byte) ([]byte, error) {
+	obj, err := s.client.GetObject(ctx, s.bucket, s.prefix+key, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, s.s3Error("get", key, err)
+	}
+	defer obj.Close()
+	st, err := obj.Stat()
+	if err != nil {
+		return nil, s.s3Error("get", key, err)
+	}
+	if st.Size > int64(cap(buf)) {
+		data, err := readAll(obj, -1)
+		if err != nil {
+			return nil, s.s3Error("get", key, err)
+		}
+		return data, nil
+	}
+	buf = buf[:st.Size]
+	if _, err := io.ReadFull(obj, buf); err != nil {
+		return nil, s.s3Error("get", key, err)
+	}
+	return buf, nil
 }
 
 func (s *S3) Head(ctx context.Context, key string) (Info, error) {

@@ -24,6 +24,7 @@ func Run(t *testing.T, newStore func(t *testing.T) object.Store) {
 	}{
 		{"PutGet", testPutGet},
 		{"Ranges", testRanges},
+		{"GetInto", testGetInto},
 		{"Head", testHead},
 		{"Missing", testMissing},
 		{"Overwrite", testOverwrite},
@@ -76,6 +77,38 @@ func testPutGet(t *testing.T, s object.Store) {
 		if got := mustGet(t, s, key, 0, -1); !bytes.Equal(got, data) {
 			t.Errorf("Get %q: %d bytes back, want %d equal bytes", key, len(got), len(data))
 		}
+	}
+}
+
+// testGetInto reads whole objects into buffers too small, just big enough
+// and bigger; a store that implements object.GetterInto must use the
+// buffer whenever the object fits.
+func testGetInto(t *testing.T, s object.Store) {
+	ctx := context.Background()
+	_, into := s.(object.GetterInto)
+	for i, n := range []int{0, 1, 4097} {
+		key := fmt.Sprintf("chunks/0/%d/into_%d", i, n)
+		data := randomBytes(uint64(n)+3, n)
+		mustPut(t, s, key, data)
+		for _, room := range []int{n - 1, n, n + 100} {
+			if room < 0 {
+				continue
+			}
+			buf := make([]byte, 0, room)
+			got, err := object.GetInto(ctx, s, key, buf)
+			if err != nil {
+				t.Fatalf("GetInto %q with room for %d: %v", key, room, err)
+			}
+			if !bytes.Equal(got, data) {
+				t.Errorf("GetInto %q with room for %d: %d bytes back, want %d equal bytes", key, room, len(got), n)
+			}
+			if into && n > 0 && n <= room && &got[0] != &buf[:1][0] {
+				t.Errorf("GetInto %q: a %d-byte object did not go into a buffer of %d", key, n, room)
+			}
+		}
+	}
+	if _, err := object.GetInto(ctx, s, "chunks/0/9/none", make([]byte, 0, 16)); !errors.Is(err, object.ErrNotExist) {
+		t.Errorf("GetInto of a missing key: %v, want ErrNotExist", err)
 	}
 }
 
