@@ -5,21 +5,22 @@ import (
 	"sync/atomic"
 )
 
-// blockData is the plain data of one block as readers share it: the memory
-// cache, the readers waiting for its download and the disk cache's write
-// queue each hold a reference. A block downloaded into a recycled buffer
-// goes back to its pool when the last reference is released; plain (and
-// the stored form it was decoded from) must not be touched after that.
+// blockData is a block's bytes as several holders share them: its plain
+// data, held by the memory cache, the readers waiting for its download and
+// the disk cache's write queue; or its stored form, held by its upload and
+// the disk cache's write queue. Bytes in a recycled buffer go back to their
+// pool when the last reference is released; they must not be touched after
+// that.
 type blockData struct {
-	plain []byte
-	buf   *[]byte    // the recycled buffer behind plain or its stored form; nil if none
+	bytes []byte
+	buf   *[]byte    // the recycled buffer behind bytes (or behind the stored form they were decoded from); nil if none
 	pool  *blockPool // where buf goes back
 	refs  atomic.Int32
 }
 
-// newBlockData returns plain with one reference, the caller's.
-func newBlockData(plain []byte, buf *[]byte, pool *blockPool) *blockData {
-	d := &blockData{plain: plain, buf: buf, pool: pool}
+// newBlockData returns b with one reference, the caller's.
+func newBlockData(b []byte, buf *[]byte, pool *blockPool) *blockData {
+	d := &blockData{bytes: b, buf: buf, pool: pool}
 	d.refs.Store(1)
 	return d
 }
@@ -32,9 +33,9 @@ func (d *blockData) release() {
 	}
 }
 
-// blockPool recycles the buffers that full-size blocks are downloaded
-// into: zeroing a fresh 4 MiB buffer for every block downloaded was a
-// quarter of a mount's CPU reading a big file from S3.
+// blockPool recycles the buffers of full-size blocks, those downloaded and
+// those written: zeroing a fresh 4 MiB buffer for every block was a quarter
+// of a mount's CPU reading a big file from S3, a sixth writing one.
 type blockPool struct {
 	size   int // capacity of every buffer: a stored full-size block
 	pool   sync.Pool

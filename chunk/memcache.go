@@ -49,7 +49,7 @@ func (c *memCache) contains(key string) bool {
 
 // put keeps data, taking a reference of its own.
 func (c *memCache) put(key string, data *blockData) {
-	if int64(len(data.plain)) > c.limit {
+	if int64(len(data.bytes)) > c.limit {
 		return
 	}
 	c.mu.Lock()
@@ -60,7 +60,7 @@ func (c *memCache) put(key string, data *blockData) {
 	}
 	data.hold()
 	c.items[key] = c.lru.PushFront(&memEntry{key, data})
-	c.used += int64(len(data.plain))
+	c.used += int64(len(data.bytes))
 	for c.used > c.limit {
 		c.drop(c.lru.Back())
 	}
@@ -88,6 +88,6 @@ func (c *memCache) drop(el *list.Element) {
 	e := el.Value.(*memEntry)
 	c.lru.Remove(el)
 	delete(c.items, e.key)
-	c.used -= int64(len(e.data.plain))
+	c.used -= int64(len(e.data.bytes))
 	e.data.release()
 }

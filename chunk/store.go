@@ -135,7 +135,7 @@ func (s *Store) ReadAt(ctx context.Context, id uint64, size uint32, p []byte, of
 		if err != nil {
 			return n, asIOError(fmt.Errorf("read slice %d at %d: %w", id, pos, err))
 		}
-		c := copy(p[n:], data.plain[pos-int64(idx)*bs:])
+		c := copy(p[n:], data.bytes[pos-int64(idx)*bs:])
 		data.release()
 		n += c
 		pos += int64(c)
@@ -251,7 +251,7 @@ func (s *Store) load(ctx context.Context, key string, n int) (*blockData, error)
 	if err != nil {
 		return nil, err
 	}
-	data, err := s.codec.decode(key, raw.plain, n)
+	data, err := s.codec.decode(key, raw.bytes, n)
 	if err != nil {
 		raw.release()
 		s.stats.corrupt.Add(1)
@@ -260,10 +260,10 @@ func (s *Store) load(ctx context.Context, key string, n int) (*blockData, error)
 	}
 	if s.disk != nil {
 		raw.hold()
-		s.disk.put(key, raw.plain, raw.release)
+		s.disk.put(key, raw.bytes, raw.release)
 	}
-	if len(data) > 0 && len(raw.plain) > headerSize && &data[0] == &raw.plain[headerSize] {
-		raw.plain = data // stored uncompressed: the block is its stored form's tail
+	if len(data) > 0 && len(raw.bytes) > headerSize && &data[0] == &raw.bytes[headerSize] {
+		raw.bytes = data // stored uncompressed: the block is its stored form's tail
 		return raw, nil
 	}
 	raw.release()

@@ -28,10 +28,15 @@ type Writer struct {
 }
 
 // wblock is one block being filled. buf grows on demand up to the block
-// size; reserved is what it holds of the Store's memory budget.
+// size; reserved is what it holds of the Store's memory budget. A block
+// that reaches the full size gets a recycled buffer, which is not zeroed:
+// buf[:valid] holds what was written or zeros, and the gaps a write skips
+// over are zeroed as it does.
 type wblock struct {
 	mem      []byte // headerSize bytes of room for the stored header, then buf
 	buf      []byte
+	valid    int
+	pooled   *[]byte // the recycled buffer behind mem; nil if mem is its own
 	reserved int64
 }
 
@@ -77,7 +82,11 @@ func (w *Writer) WriteAt(p []byte, off uint32) (int, error) {
 			w.mu.Unlock()
 			return written, fmt.Errorf("write at %d of slice %d: already flushed", pos, w.id)
 		}
+		if boff > b.valid {
+			clear(b.buf[b.valid:boff])
+		}
 		copy(b.buf[boff:], p[written:written+n])
+		b.valid = max(b.valid, boff+n)
 		w.mu.Unlock()
 		written += n
 	}
@@ -117,9 +126,16 @@ func (w *Writer) grow(idx, end int) (*wblock, error) {
 			w.s.budget.release(int64(size - have))
 			continue
 		}
-		mem := make([]byte, headerSize+size)
-		copy(mem[headerSize:], b.buf)
-		b.mem, b.buf = mem, mem[headerSize:]
+		var mem []byte
+		var pooled *[]byte
+		if size == bs {
+			pooled = w.s.bufs.get()
+			mem = (*pooled)[:headerSize+size]
+		} else {
+			mem = make([]byte, headerSize+size)
+		}
+		copy(mem[headerSize:], b.buf[:b.valid])
+		b.mem, b.buf, b.pooled = mem, mem[headerSize:], pooled
 		b.reserved += int64(size - have)
 		w.mu.Unlock()
 		return b, nil
@@ -169,13 +185,16 @@ func (w *Writer) upload(idx, n int, b *wblock, done chan struct{}) {
 	room := b.mem
 	if len(b.buf) >= n {
 		room = room[:headerSize+n]
+		if b.valid < n {
+			clear(room[headerSize+b.valid:]) // never written: zeros
+		}
 	} else {
 		room = make([]byte, headerSize+n) // the tail was never written: zeros
 		copy(room[headerSize:], b.buf)
 	}
 	key := blockKey(w.id, idx, n)
 	w.s.uploadSem <- struct{}{}
-	raw := w.s.codec.encodeRoom(room)
+	raw := newBlockData(w.s.codec.encodeRoom(room), b.pooled, w.s.bufs)
 	err := w.s.store(key, raw)
 	<-w.s.uploadSem
 	if err != nil {
@@ -188,7 +207,8 @@ func (w *Writer) upload(idx, n int, b *wblock, done chan struct{}) {
 		w.mu.Unlock()
 		return
 	}
-	b.mem, b.buf = nil, nil
+	raw.release() // the buffer is recycled once the disk cache is done with it
+	b.mem, b.buf, b.pooled = nil, nil, nil
 	w.s.budget.uploadDone(b.reserved)
 	w.mu.Lock()
 	w.uploaded[idx] = n
@@ -301,29 +321,23 @@ func (w *Writer) Abort() {
 // store puts a block in the object store, or, in writeback mode, stages it
 // on local disk; when staging fails (disk full or broken) the block goes to
 // the object store directly.
-func (s *Store) store(key string, raw []byte) error {
+func (s *Store) store(key string, raw *blockData) error {
 	if s.staging != nil {
-		err := s.staging.stage(key, raw)
+		err := s.staging.stage(key, raw.bytes)
 		if err == nil {
 			return nil
 		}
 		s.log.Warn("staging a block failed; uploading it directly", "key", key, "err", err)
 	}
 	start := time.Now()
-	err := s.obj.Put(context.Background(), key, raw)
-	s.stats.put(len(raw), time.Since(start), err)
-	if err == nil {
-		s.cacheWritten(key, raw)
+	err := s.obj.Put(context.Background(), key, raw.bytes)
+	s.stats.put(len(raw.bytes), time.Since(start), err)
+	if err == nil && s.cachesWrite(key) {
+		// Put into the disk cache too, if the write caching policy asks.
+		raw.hold()
+		s.disk.put(key, raw.bytes, raw.release)
 	}
 	return err
-}
-
-// cacheWritten puts a block just stored in the object store into the disk
-// cache, if the write caching policy asks for it.
-func (s *Store) cacheWritten(key string, raw []byte) {
-	if s.cachesWrite(key) {
-		s.disk.put(key, raw, nil)
-	}
 }
 
 // cachesWrite reports whether the write caching policy keeps block key in

@@ -16,7 +16,8 @@ var ErrNotExist = errors.New("object does not exist")
 //
 // All methods are safe for concurrent use. Put replaces an object whole and
 // atomically: a reader sees the old bytes or the new, never a mix, and a
-// crash never leaves a torn object. Delete of a missing key succeeds.
+// crash never leaves a torn object; it does not keep data once it returns
+// (the caller may reuse the buffer). Delete of a missing key succeeds.
 // Errors other than ErrNotExist may be transient (the caller may retry).
 type Store interface {
 	// String names the store for messages, e.g. "file:///var/cairn/vol".
