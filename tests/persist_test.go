@@ -2,6 +2,9 @@ package tests
 
 import (
 	"bytes"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -257,6 +260,33 @@ func TestBackgroundMountAndUmount(t *testing.T) {
 	}
 	v.mount(t)
 	wantContent(t, v.path("f"), []byte("background"))
+}
+
+// TestProfileOfBackgroundMount: with CAIRN_PPROF, 'cairn mount -d' leaves
+// the profile address to the background mount, which is what one wants to
+// profile; the parent used to keep it until it exited.
+func TestProfileOfBackgroundMount(t *testing.T) {
+	needMount(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	t.Setenv("CAIRN_PPROF", addr)
+	v := formatVolume(t)
+	t.Cleanup(func() { testenv.ForceUnmount(t, v.dir) })
+	cairnOK(t, "mount", v.meta, v.dir, "-d", "--cache-dir", filepath.Join(tempDir(t), "cache"))
+	resp, err := http.Get("http://" + addr + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		t.Fatalf("profile of the background mount at %s: %v", addr, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "go-fuse") {
+		t.Errorf("profile at %s: status %d, no goroutine of the mount in:\n%.500s", addr, resp.StatusCode, body)
+	}
+	cairnOK(t, "umount", v.dir)
 }
 
 // TestUmountNotMounted: unmounting a directory that is no mount point says

@@ -149,6 +149,7 @@ func daemonize(args []string, f mountFlags) error {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	stopProfiling()
 	if err := cmd.Start(); err != nil {
 		w.Close()
 		r.Close()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -23,13 +24,30 @@ func init() {
 		slog.Warn("ignoring "+profileEnv+": not a loopback host:port", "addr", addr)
 		return
 	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		slog.Warn("profile server", "addr", addr, "err", err)
+		return
+	}
+	profileListener = ln
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	go func() {
-		if err := http.ListenAndServe(addr, mux); err != nil {
+		if err := http.Serve(ln, mux); err != nil && !errors.Is(err, net.ErrClosed) {
 			slog.Warn("profile server", "addr", addr, "err", err)
 		}
 	}()
+}
+
+// profileListener is the profile server's socket; nil when none.
+var profileListener net.Listener
+
+// stopProfiling frees the profile server's address for a process this one
+// starts: the background mount, which is the process worth profiling.
+func stopProfiling() {
+	if profileListener != nil {
+		profileListener.Close()
+	}
 }
