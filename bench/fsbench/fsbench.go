@@ -86,6 +86,16 @@ func Run(cfg Config, progress io.Writer) (*Result, error) {
 	b := &runner{cfg: cfg, dir: dir, res: res, progress: progress}
 	b.dropCaches()
 	before := readMetrics(res.Mount)
+	if res.Mount == nil || !res.Mount.Cairn {
+		// Say so up front: a path whose mount failed is a plain directory.
+		on := "a file system of unknown type"
+		if res.Mount != nil {
+			on = res.Mount.FSType + " mounted at " + res.Mount.Point
+		}
+		note := fmt.Sprintf("%s is not on a cairn mount but on %s: these are that file system's figures", cfg.Path, on)
+		res.Notes = append(res.Notes, note)
+		fmt.Fprintf(progress, "note: %s\n", note)
+	}
 	if cfg.BigFileSize > 0 {
 		if err := b.bigFiles(); err != nil {
 			return nil, err

@@ -3,7 +3,6 @@ package fsbench
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -15,9 +14,13 @@ import (
 func TestLocalDirectory(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{Path: dir, Threads: 2, BigFileSize: 3<<20 + 5, BlockSize: 1 << 20, SmallFileSize: 10 << 10, SmallFiles: 4, DropCaches: false}
-	res, err := Run(cfg, io.Discard)
+	var progress bytes.Buffer
+	res, err := Run(cfg, &progress)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "not on a cairn mount") || !strings.Contains(progress.String(), res.Notes[0]) {
+		t.Errorf("notes %q, progress %q: want one saying the directory is not on a cairn mount", res.Notes, progress.String())
 	}
 	var names []string
 	for _, p := range res.Phases {

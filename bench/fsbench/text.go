@@ -16,7 +16,11 @@ func (r *Result) WriteText(w io.Writer) error {
 	if r.Mount != nil {
 		fmt.Fprintf(&b, "file system: %s mounted at %s (%s)\n", r.Mount.FSType, r.Mount.Point, r.Mount.Source)
 	}
-	fmt.Fprintf(&b, "page cache: %s; every file written is fsync'd before close\n\n", r.Cache)
+	fmt.Fprintf(&b, "page cache: %s; every file written is fsync'd before close\n", r.Cache)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "%-18s %-22s %s\n", "ITEM", "VALUE", "COST")
 	for _, p := range r.Phases {
 		fmt.Fprintf(&b, "%-18s %-22s %s\n", p.Name, fmt.Sprintf("%.2f %s", p.Value, p.Unit), fmt.Sprintf("%.3f %s", p.Cost, p.CostPer))
@@ -27,9 +31,6 @@ func (r *Result) WriteText(w io.Writer) error {
 			v = fmt.Sprintf("%.2f %s", m.Value, m.Unit)
 		}
 		fmt.Fprintf(&b, "%-18s %-22s %s\n", m.Name, v, "-")
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
