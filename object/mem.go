@@ -46,23 +46,30 @@ func (m *Mem) Put(ctx context.Context, key string, data []byte) error {
 	return nil
 }
 
-func (m *Mem) Get(ctx context.Context, key string, off, limit int64) ([]byte, error) {
+// find returns the object key, or ErrNotExist.
+func (m *Mem) find(key string) (memObject, error) {
 	m.mu.RLock()
 	o, ok := m.objs[key]
 	m.mu.RUnlock()
 	if !ok {
-		return nil, notExist(key)
+		return memObject{}, notExist(key)
+	}
+	return o, nil
+}
+
+func (m *Mem) Get(ctx context.Context, key string, off, limit int64) ([]byte, error) {
+	o, err := m.find(key)
+	if err != nil {
+		return nil, err
 	}
 	return cut(o.data, off, limit), nil
 }
 
 // GetInto copies the object into buf when it fits there.
 func (m *Mem) GetInto(ctx context.Context, key string, buf []byte) ([]byte, error) {
-	m.mu.RLock()
-	o, ok := m.objs[key]
-	m.mu.RUnlock()
-	if !ok {
-		return nil, notExist(key)
+	o, err := m.find(key)
+	if err != nil {
+		return nil, err
 	}
 	if len(o.data) > cap(buf) {
 		return cut(o.data, 0, -1), nil
@@ -71,11 +78,9 @@ func (m *Mem) GetInto(ctx context.Context, key string, buf []byte) ([]byte, erro
 }
 
 func (m *Mem) Head(ctx context.Context, key string) (Info, error) {
-	m.mu.RLock()
-	o, ok := m.objs[key]
-	m.mu.RUnlock()
-	if !ok {
-		return Info{}, notExist(key)
+	o, err := m.find(key)
+	if err != nil {
+		return Info{}, err
 	}
 	return Info{Key: key, Size: int64(len(o.data)), ModTime: o.modTime}, nil
 }

@@ -175,6 +175,15 @@ func (s *S3) Put(ctx context.Context, key string, data []byte) error {
 }
 
 func (s *S3) Get(ctx context.Context, key string, off, limit int64) ([]byte, error) {
+	return s.get(ctx, key, off, limit, nil)
+}
+
+// GetInto reads the whole object into buf when it fits there.
+func (s *S3) GetInto(ctx context.Context, key string, buf []byte) ([]byte, error) {
+	return s.get(ctx, key, 0, -1, buf)
+}
+
+func (s *S3) get(ctx context.Context, key string, off, limit int64, buf []byte) ([]byte, error) {
 	if off < 0 {
 		off = 0
 	}
@@ -199,7 +208,7 @@ func (s *S3) Get(ctx context.Context, key string, off, limit int64) ([]byte, err
 		return nil, s.s3Error("get", key, err)
 	}
 	defer obj.Close()
-	data, err := readAll(obj, limit)
+	data, err := readAll(obj, limit, buf)
 	if err != nil {
 		if minio.ToErrorResponse(err).Code == "InvalidRange" {
 			return []byte{}, nil // off at or past the end
@@ -207,31 +216,6 @@ func (s *S3) Get(ctx context.Context, key string, off, limit int64) ([]byte, err
 		return nil, s.s3Error("get", key, err)
 	}
 	return data, nil
-}
-
-// GetInto reads the whole object into buf when it fits there.
-func (s *S3) GetInto(ctx context.Context, key string, buf []byte) ([]byte, error) {
-	obj, err := s.client.GetObject(ctx, s.bucket, s.prefix+key, minio.GetObjectOptions{})
-	if err != nil {
-		return nil, s.s3Error("get", key, err)
-	}
-	defer obj.Close()
-	st, err := obj.Stat()
-	if err != nil {
-		return nil, s.s3Error("get", key, err)
-	}
-	if st.Size > int64(cap(buf)) {
-		data, err := readAll(obj, -1)
-		if err != nil {
-			return nil, s.s3Error("get", key, err)
-		}
-		return data, nil
-	}
-	buf = buf[:st.Size]
-	if _, err := io.ReadFull(obj, buf); err != nil {
-		return nil, s.s3Error("get", key, err)
-	}
-	return buf, nil
 }
 
 func (s *S3) Head(ctx context.Context, key string) (Info, error) {
@@ -279,9 +263,10 @@ func (s *S3) List(ctx context.Context, prefix, after string, limit int) ([]Info,
 	return out, nil
 }
 
-// readAll reads a GetObject response into a buffer sized from the
-// response's length, so that a block is not copied while the buffer grows.
-func readAll(obj *minio.Object, limit int64) ([]byte, error) {
+// readAll reads a GetObject response into buf when it fits there, else
+// into a buffer sized from the response's length, so that a block is not
+// copied while the buffer grows.
+func readAll(obj *minio.Object, limit int64, buf []byte) ([]byte, error) {
 	st, err := obj.Stat()
 	if err != nil {
 		return nil, err
@@ -290,10 +275,17 @@ func readAll(obj *minio.Object, limit int64) ([]byte, error) {
 	if limit > 0 && limit < hint {
 		hint = limit
 	}
-	var buf bytes.Buffer
-	buf.Grow(int(hint) + bytes.MinRead)
-	if _, err := buf.ReadFrom(obj); err != nil {
+	if buf != nil && hint <= int64(cap(buf)) {
+		buf = buf[:hint]
+		if _, err := io.ReadFull(obj, buf); err != nil {
+			return nil, err
+		}
+		return buf, nil
+	}
+	var b bytes.Buffer
+	b.Grow(int(hint) + bytes.MinRead)
+	if _, err := b.ReadFrom(obj); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return b.Bytes(), nil
 }
