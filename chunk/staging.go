@@ -19,8 +19,7 @@ import (
 // Blocks left by a crash or an unmount are found again at start and
 // uploaded then. Until uploaded, reads are served from here.
 type staging struct {
-	dir   string
-	files object.Store // object.File over dir, with deferred flushes
+	files *object.File // over the staging directory, with deferred flushes
 	s     *Store
 
 	mu      sync.Mutex
@@ -50,7 +49,7 @@ func openStaging(dir string, s *Store) (*staging, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &staging{dir: dir, files: files, s: s, pending: make(map[string]*staged), closed: make(chan struct{})}
+	st := &staging{files: files.(*object.File), s: s, pending: make(map[string]*staged), closed: make(chan struct{})}
 	st.cond = sync.NewCond(&st.mu)
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -96,7 +95,7 @@ func (st *staging) stage(key string, raw []byte) error {
 
 // sync makes every block staged so far durable on local disk, all at once.
 func (st *staging) sync(ctx context.Context) error {
-	return st.files.(object.Syncer).Sync(ctx)
+	return st.files.Sync(ctx)
 }
 
 // get returns a staged block that has not been uploaded yet.
@@ -203,7 +202,7 @@ func (st *staging) upload(key string) {
 		return
 	}
 	if st.s.cachesWrite(key) {
-		if st.s.disk.adopt(key, filepath.Join(st.dir, filepath.FromSlash(key)), int64(len(raw))) {
+		if st.s.disk.adopt(key, st.files.Path(key), int64(len(raw))) {
 			return // moved into the disk cache: a rename, not a copy
 		}
 		st.s.disk.put(key, raw, nil)

@@ -279,17 +279,13 @@ func (s *Store) download(ctx context.Context, key string, n int) (*blockData, er
 		return nil, ctx.Err()
 	}
 	var buf *[]byte
+	var room []byte
 	if n == s.cfg.BlockSize {
 		buf = s.bufs.get()
+		room = (*buf)[:0]
 	}
 	start := time.Now()
-	var raw []byte
-	var err error
-	if buf != nil {
-		raw, err = object.GetInto(ctx, s.obj, key, (*buf)[:0])
-	} else {
-		raw, err = s.obj.Get(ctx, key, 0, -1)
-	}
+	raw, err := object.GetInto(ctx, s.obj, key, room)
 	<-s.getSem
 	s.stats.get(len(raw), time.Since(start), err)
 	if buf != nil && (err != nil || len(raw) == 0 || &raw[0] != &(*buf)[:1][0]) {

@@ -87,6 +87,10 @@ func (f *File) path(key string) string {
 	return filepath.Join(f.root, filepath.FromSlash(key))
 }
 
+// Path is the file that holds object key, for a caller that moves it
+// elsewhere (a rename) rather than copying it out.
+func (f *File) Path(key string) string { return f.path(key) }
+
 func (f *File) Put(ctx context.Context, key string, data []byte) error {
 	if err := checkKey(key); err != nil {
 		return err

@@ -104,10 +104,11 @@ func prepareStore(ctx context.Context, storage, bucket string, sf *storeFlags) e
 
 // dataFlags tune the data path of a mount.
 type dataFlags struct {
-	writeback   bool
-	uploaders   int
-	downloaders int
-	cacheWrites string
+	writeback    bool
+	uploaders    int
+	downloaders  int
+	cacheWrites  string
+	writeCaching chunk.WriteCaching // cacheWrites, read by check
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
@@ -121,7 +122,8 @@ func (d *dataFlags) check(cacheDir string) error {
 	if d.uploaders <= 0 || d.downloaders <= 0 {
 		return fmt.Errorf("--upload-concurrency and --download-concurrency must be at least 1")
 	}
-	if _, err := chunk.ParseWriteCaching(d.cacheWrites); err != nil {
+	var err error
+	if d.writeCaching, err = chunk.ParseWriteCaching(d.cacheWrites); err != nil {
 		return fmt.Errorf("--cache-writes: %w", err)
 	}
 	if d.writeback && cacheDir == "" {
@@ -175,8 +177,8 @@ func openBlockStore(ctx context.Context, format meta.Format, c blockStoreConfig)
 		Uploaders:   c.data.uploaders,
 		Downloaders: c.data.downloaders,
 		Writeback:   c.data.writeback,
+		CacheWrites: c.data.writeCaching,
 	}
-	cfg.CacheWrites, _ = chunk.ParseWriteCaching(c.data.cacheWrites) // checked with the flags
 	if !cfg.Writeback && c.cacheDir != "" {
 		if err := drainStaged(obj, cfg); err != nil {
 			return nil, err
