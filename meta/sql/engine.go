@@ -15,7 +15,7 @@
 //
 // Round trips: reads are one statement. On PostgreSQL and MySQL/MariaDB,
 // Write, Mknod, Unlink, Rmdir and Rename are one call each of a routine
-// Init installs (PL/pgSQL functions, stored procedures: routines.go), with
+// Init installs (PL/pgSQL functions, stored procedures: routines/), with
 // the permission rules of meta/perm.go ported into them and checked under
 // the row locks; the server runs each call as one transaction. Other
 // mutations are transactions whose writes are queued and sent together

@@ -1,0 +1,17 @@
+CREATE PROCEDURE cairn_removexattr(p_ino BIGINT, p_name VARBINARY(255), c_uid BIGINT, p_now BIGINT)
+BEGIN
+	DECLARE v_owner BIGINT;
+	DECLARE r_errno INT DEFAULT 0;
+	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
+	START TRANSACTION;
+	body: BEGIN
+		SELECT uid INTO v_owner FROM cairn_node WHERE ino = p_ino FOR UPDATE;
+		IF v_owner IS NULL THEN SET r_errno = 2; LEAVE body; END IF;            -- ENOENT
+		IF c_uid <> 0 AND c_uid <> v_owner THEN SET r_errno = 1; LEAVE body; END IF; -- EPERM
+		DELETE FROM cairn_xattr WHERE ino = p_ino AND name = p_name;
+		IF ROW_COUNT() = 0 THEN SET r_errno = 61; LEAVE body; END IF;          -- ENODATA
+		UPDATE cairn_node SET ctime = p_now WHERE ino = p_ino;
+	END;
+	IF r_errno = 0 THEN COMMIT; ELSE ROLLBACK; END IF;
+	SELECT COALESCE(r_errno, 0);
+END
