@@ -26,205 +26,217 @@ func (e *Engine) Rename(ctx context.Context, cred meta.Cred, sp meta.Ino, sn str
 			return moved, attr, replaced, err
 		}
 	}
-	exchange := flags&meta.RenameExchange != 0
 	err = e.txn(ctx, func(c *conn) error {
-		moved, replaced = 0, 0
-		removeDir := false // dst is a directory being replaced
-		now := nowNs()
-		// Lock the parents, read both entries, and (on MySQL, where all
-		// of it is one round trip) lock the inodes they name.
-		var srcIno, dstIno meta.Ino
-		var srcTyp, dstTyp meta.FileType
-		var found, dstFound bool
-		parents := make(map[meta.Ino]*meta.Attr, 2)
-		var nodes map[meta.Ino]*meta.Attr
-		steps := []readStep{
-			{q: c.lockNodesQuery(2), args: []any{int64(sp), int64(dp)}, all: func(rows *dbsql.Rows) error {
-				return scanNodes(rows, parents)
-			}},
-			{q: edgeQuery, args: []any{int64(sp), nameArg(sn)}, scan: func(sc scanner) error {
-				return scanEdge(sc, &srcIno, &srcTyp, &found)
-			}},
-			{q: edgeQuery, args: []any{int64(dp), nameArg(dn)}, scan: func(sc scanner) error {
-				return scanEdge(sc, &dstIno, &dstTyp, &dstFound)
-			}},
-		}
-		if c.batch && c.e.d.batchReads {
-			if sp != dp {
-				steps = append([]readStep{{q: crossRenameQuery + c.e.d.forUpdate, scan: func(sc scanner) error {
-					var v int64
-					return sc.Scan(&v)
-				}}}, steps...)
-			}
-			nodes = make(map[meta.Ino]*meta.Attr, 2)
-			steps = append(steps, readStep{q: "SELECT ino, " + nodeCols + " FROM cairn_node WHERE ino IN (" +
-				"SELECT ino FROM cairn_edge WHERE parent = ? AND name = ? OR parent = ? AND name = ?) ORDER BY ino" + c.e.d.forUpdate,
-				args: []any{int64(sp), nameArg(sn), int64(dp), nameArg(dn)}, all: func(rows *dbsql.Rows) error {
-					return scanNodes(rows, nodes)
-				}})
-		} else if sp != dp {
-			if err := c.lockCrossDirectoryRenames(); err != nil {
-				return err
-			}
-		}
-		if err := c.readSeq(steps...); err != nil {
-			return err
-		}
-		spa, dpa := parents[sp], parents[dp]
-		for _, p := range []*meta.Attr{spa, dpa} {
-			if p == nil {
-				return meta.ErrNotFound
-			}
-			if !p.IsDir() {
-				return meta.ErrNotDir
-			}
-			if err := meta.Access(p, cred, meta.MayExec); err != nil {
-				return err
-			}
-		}
-		if !found {
-			return meta.ErrNotFound
-		}
-		if flags&meta.RenameNoReplace != 0 && dstFound {
-			return meta.ErrExists
-		}
-		if exchange && !dstFound {
-			return meta.ErrNotFound
-		}
-		inodes := []meta.Ino{srcIno}
-		if dstFound {
-			inodes = append(inodes, dstIno)
-		}
-		if nodes == nil {
-			var err error
-			if nodes, err = c.lockNodes(inodes...); err != nil {
-				return err
-			}
-		}
-		src, dst := nodes[srcIno], nodes[dstIno]
-		if src == nil || (dstFound && dst == nil) {
-			return fmt.Errorf("entry names a missing inode: %w", meta.ErrIO)
-		}
-		moved, attr = srcIno, *src
-		if dstFound && srcIno == dstIno {
-			return nil // two names of one inode: nothing to do
-		}
-		if src.IsDir() && sp != dp {
-			if in, err := c.isAncestor(srcIno, dp); err != nil {
-				return err
-			} else if in {
-				return meta.ErrInvalid
-			}
-		}
-		if dstFound && dst.IsDir() && sp != dp {
-			if in, err := c.isAncestor(dstIno, sp); err != nil {
-				return err
-			} else if in {
-				if exchange {
-					return meta.ErrInvalid
-				}
-				return meta.ErrNotEmpty
-			}
-		}
-		if err := meta.MayDelete(spa, src, cred); err != nil {
-			return err
-		}
-		if dstFound {
-			if err := meta.MayDelete(dpa, dst, cred); err != nil {
-				return err
-			}
-		} else if err := meta.Access(dpa, cred, meta.MayWrite|meta.MayExec); err != nil {
-			return err
-		}
-		if dstFound && !exchange {
-			if src.IsDir() && !dst.IsDir() {
-				return meta.ErrNotDir
-			}
-			if !src.IsDir() && dst.IsDir() {
-				return meta.ErrIsDir
-			}
-		}
-		if sp != dp {
-			if src.IsDir() {
-				if err := meta.Access(src, cred, meta.MayWrite); err != nil {
-					return err
-				}
-			}
-			if exchange && dst.IsDir() {
-				if err := meta.Access(dst, cred, meta.MayWrite); err != nil {
-					return err
-				}
-			}
-		}
-		if dstFound && !exchange && dst.IsDir() {
-			if err := c.checkEmpty(dstIno); err != nil {
-				return err
-			}
-		}
-
-		if exchange {
-			if err := c.pointEdge(sp, sn, dstIno, dst.Type); err != nil {
-				return err
-			}
-			if err := c.pointEdge(dp, dn, srcIno, src.Type); err != nil {
-				return err
-			}
-			if sp != dp {
-				c.reparent(src, spa, dpa, dp)
-				c.reparent(dst, dpa, spa, sp)
-			}
-			dst.Ctime = now
-			if err := c.putNode(dstIno, dst); err != nil {
-				return err
-			}
-		} else {
-			if dstFound {
-				if dst.IsDir() {
-					dpa.Nlink--
-					removeDir = true
-				} else {
-					if err := c.dropLink(dstIno, dst, now, sid); err != nil {
-						return err
-					}
-					if dst.Nlink == 0 {
-						replaced = dstIno
-					}
-				}
-				if err := c.pointEdge(dp, dn, srcIno, src.Type); err != nil {
-					return err
-				}
-			} else if err := c.insertEdge(dp, dn, srcIno, src.Type); err != nil {
-				return err
-			}
-			if err := c.deleteEdge(sp, sn); err != nil {
-				return err
-			}
-			if sp != dp {
-				c.reparent(src, spa, dpa, dp)
-			}
-		}
-		src.Ctime = now
-		if err := c.putNode(srcIno, src); err != nil {
-			return err
-		}
-		attr = *src
-		if err := c.touchDir(sp, spa, now); err != nil {
-			return err
-		}
-		if sp != dp {
-			if err := c.touchDir(dp, dpa, now); err != nil {
-				return err
-			}
-		}
-		if removeDir {
-			return c.removeInode(dstIno, dst)
-		}
-		return nil
+		r := renameOp{c: c, cred: cred, sp: sp, sn: sn, dp: dp, dn: dn, sid: sid, now: nowNs(),
+			noReplace: flags&meta.RenameNoReplace != 0, exchange: flags&meta.RenameExchange != 0}
+		err := r.run()
+		moved, attr, replaced = r.moved, r.attr, r.replaced
+		return err
 	})
 	if err != nil {
 		return 0, meta.Attr{}, 0, err
 	}
 	return moved, attr, replaced, nil
+}
+
+// renameOp is one attempt of Rename's general transaction: a fresh one
+// for each run of the transaction's closure.
+type renameOp struct {
+	c                   *conn
+	cred                meta.Cred
+	sp, dp              meta.Ino
+	sn, dn              string
+	sid                 uint64
+	now                 int64
+	noReplace, exchange bool
+
+	spa, dpa        *meta.Attr // the parents, one Attr when sp == dp
+	srcIno, dstIno  meta.Ino
+	srcFound        bool
+	dstFound        bool
+	src, dst        *meta.Attr // dst nil when there is no destination
+	removeDir       bool       // dst is a directory being replaced
+	moved, replaced meta.Ino
+	attr            meta.Attr
+}
+
+// run is the rename's steps, each check in the order Linux makes it.
+func (r *renameOp) run() error {
+	nodes, err := r.read()
+	if err != nil {
+		return err
+	}
+	if err := r.checkParents(); err != nil {
+		return err
+	}
+	if err := r.checkEntries(); err != nil {
+		return err
+	}
+	if err := r.lockInodes(nodes); err != nil {
+		return err
+	}
+	r.moved, r.attr = r.srcIno, *r.src
+	if r.dstFound && r.srcIno == r.dstIno {
+		return nil // two names of one inode: nothing to do
+	}
+	if err := r.checkLoops(); err != nil {
+		return err
+	}
+	if err := r.checkPermissions(); err != nil {
+		return err
+	}
+	if r.exchange {
+		err = r.swap()
+	} else {
+		err = r.move()
+	}
+	if err != nil {
+		return err
+	}
+	return r.finish()
+}
+
+// read locks the parents and reads both entries; on MySQL, where all of
+// it is one round trip, it also locks the inodes the entries name and
+// returns them (nil otherwise). A move between directories first takes
+// the cross-directory rename lock.
+func (r *renameOp) read() (map[meta.Ino]*meta.Attr, error) {
+	c := r.c
+	var srcType, dstType meta.FileType
+	parents := make(map[meta.Ino]*meta.Attr, 2)
+	var nodes map[meta.Ino]*meta.Attr
+	steps := []readStep{
+		{q: c.lockNodesQuery(2), args: []any{int64(r.sp), int64(r.dp)}, all: func(rows *dbsql.Rows) error {
+			return scanNodes(rows, parents)
+		}},
+		{q: edgeQuery, args: []any{int64(r.sp), nameArg(r.sn)}, scan: func(sc scanner) error {
+			return scanEdge(sc, &r.srcIno, &srcType, &r.srcFound)
+		}},
+		{q: edgeQuery, args: []any{int64(r.dp), nameArg(r.dn)}, scan: func(sc scanner) error {
+			return scanEdge(sc, &r.dstIno, &dstType, &r.dstFound)
+		}},
+	}
+	if c.batch && c.e.d.batchReads {
+		if r.sp != r.dp {
+			steps = append([]readStep{{q: crossRenameQuery + c.e.d.forUpdate, scan: func(sc scanner) error {
+				var v int64
+				return sc.Scan(&v)
+			}}}, steps...)
+		}
+		nodes = make(map[meta.Ino]*meta.Attr, 2)
+		steps = append(steps, readStep{q: "SELECT ino, " + nodeCols + " FROM cairn_node WHERE ino IN (" +
+			"SELECT ino FROM cairn_edge WHERE parent = ? AND name = ? OR parent = ? AND name = ?) ORDER BY ino" + c.e.d.forUpdate,
+			args: []any{int64(r.sp), nameArg(r.sn), int64(r.dp), nameArg(r.dn)}, all: func(rows *dbsql.Rows) error {
+				return scanNodes(rows, nodes)
+			}})
+	} else if r.sp != r.dp {
+		if err := c.lockCrossDirectoryRenames(); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.readSeq(steps...); err != nil {
+		return nil, err
+	}
+	r.spa, r.dpa = parents[r.sp], parents[r.dp]
+	return nodes, nil
+}
+
+// lockInodes locks the inodes the entries name, unless read already has
+// (nodes), and keeps their attributes.
+func (r *renameOp) lockInodes(nodes map[meta.Ino]*meta.Attr) error {
+	if nodes == nil {
+		inodes := []meta.Ino{r.srcIno}
+		if r.dstFound {
+			inodes = append(inodes, r.dstIno)
+		}
+		var err error
+		if nodes, err = r.c.lockNodes(inodes...); err != nil {
+			return err
+		}
+	}
+	r.src, r.dst = nodes[r.srcIno], nodes[r.dstIno]
+	if r.src == nil || (r.dstFound && r.dst == nil) {
+		return fmt.Errorf("entry names a missing inode: %w", meta.ErrIO)
+	}
+	return nil
+}
+
+// swap is RENAME_EXCHANGE: each entry names the other's inode.
+func (r *renameOp) swap() error {
+	c := r.c
+	if err := c.pointEdge(r.sp, r.sn, r.dstIno, r.dst.Type); err != nil {
+		return err
+	}
+	if err := c.pointEdge(r.dp, r.dn, r.srcIno, r.src.Type); err != nil {
+		return err
+	}
+	if r.sp != r.dp {
+		c.reparent(r.src, r.spa, r.dpa, r.dp)
+		c.reparent(r.dst, r.dpa, r.spa, r.sp)
+	}
+	r.dst.Ctime = r.now
+	return c.putNode(r.dstIno, r.dst)
+}
+
+// move makes the destination name the source's inode and removes the
+// source's entry. A replaced directory must be empty and is removed by
+// finish; a replaced file loses a link, and when that was its last, is
+// the rename's replaced inode.
+func (r *renameOp) move() error {
+	c := r.c
+	if r.dstFound && r.dst.IsDir() {
+		if err := c.checkEmpty(r.dstIno); err != nil {
+			return err
+		}
+	}
+	if r.dstFound {
+		if r.dst.IsDir() {
+			r.dpa.Nlink--
+			r.removeDir = true
+		} else {
+			if err := c.dropLink(r.dstIno, r.dst, r.now, r.sid); err != nil {
+				return err
+			}
+			if r.dst.Nlink == 0 {
+				r.replaced = r.dstIno
+			}
+		}
+		if err := c.pointEdge(r.dp, r.dn, r.srcIno, r.src.Type); err != nil {
+			return err
+		}
+	} else if err := c.insertEdge(r.dp, r.dn, r.srcIno, r.src.Type); err != nil {
+		return err
+	}
+	if err := c.deleteEdge(r.sp, r.sn); err != nil {
+		return err
+	}
+	if r.sp != r.dp {
+		c.reparent(r.src, r.spa, r.dpa, r.dp)
+	}
+	return nil
+}
+
+// finish stores the moved inode and the parents' new times and link
+// counts, and removes a replaced directory.
+func (r *renameOp) finish() error {
+	c := r.c
+	r.src.Ctime = r.now
+	if err := c.putNode(r.srcIno, r.src); err != nil {
+		return err
+	}
+	r.attr = *r.src
+	if err := c.touchDir(r.sp, r.spa, r.now); err != nil {
+		return err
+	}
+	if r.sp != r.dp {
+		if err := c.touchDir(r.dp, r.dpa, r.now); err != nil {
+			return err
+		}
+	}
+	if r.removeDir {
+		return c.removeInode(r.dstIno, r.dst)
+	}
+	return nil
 }
 
 // reparent moves inode a from directory from to directory to (ino toIno),
@@ -260,22 +272,3 @@ func (c *conn) lockCrossDirectoryRenames() error {
 
 // crossRenameQuery reads the row that serialises cross-directory renames.
 const crossRenameQuery = "SELECT value FROM cairn_counter WHERE name = 'rename'"
-
-// isAncestor reports whether directory dir is dir itself or an ancestor of
-// ino. Callers hold the cross-directory rename lock.
-func (c *conn) isAncestor(dir, ino meta.Ino) (bool, error) {
-	for i := 0; i < 1<<16; i++ {
-		if ino == dir {
-			return true, nil
-		}
-		if ino == meta.RootIno {
-			return false, nil
-		}
-		a, err := c.getNode(ino, false)
-		if err != nil {
-			return false, err
-		}
-		ino = a.Parent
-	}
-	return false, fmt.Errorf("directory %d: parent chain too long, the tree may hold a loop: %w", ino, meta.ErrIO)
-}
