@@ -12,8 +12,9 @@ import (
 
 // The routines Init installs (see routine) are SQL files, one a routine,
 // named after it: routines/postgres/cairn_move.sql is rename on
-// PostgreSQL, routines/mysql/cairn_move.sql the same on MySQL/MariaDB.
-// Each file is the one statement that creates its routine. A change to a
+// PostgreSQL, routines/mysql/cairn_move.sql the same on MySQL/MariaDB
+// (routines/README.md lists which routine serves which operation). Each
+// file is the one statement that creates its routine. A change to a
 // file raises routinesVersion, so that Load installs it on volumes that
 // hold the earlier text.
 //
@@ -68,18 +69,20 @@ var mysqlRoutines = mustRoutineStatements("mysql", true, []string{
 // the routine, which names its kind and itself.
 var routineHeader = regexp.MustCompile(`^CREATE (?:OR REPLACE )?(FUNCTION|PROCEDURE) (\w+)\(`)
 
-// routineStatements is the statements that install dialect's routines,
-// in order (a routine that another's body names is created first where
-// the server checks bodies). The directory must hold exactly these
-// routines. dropFirst puts a DROP before each CREATE, for servers
-// without CREATE OR REPLACE.
-func routineStatements(dialect string, dropFirst bool, order []string) ([]string, error) {
+// routineStatements is the statements that install dialect's routines
+// from files, in order: the order matters where the server checks a body
+// when the routine is created (PostgreSQL's LANGUAGE sql functions),
+// which must then come after the routines it calls. The directory must
+// hold exactly these routines, and a missing file is an error rather
+// than a routine left out. dropFirst puts a DROP before each CREATE, for
+// servers without CREATE OR REPLACE.
+func routineStatements(files fs.FS, dialect string, dropFirst bool, order []string) ([]string, error) {
 	dir := path.Join("routines", dialect)
-	files, err := fs.Glob(routineFiles, path.Join(dir, "*.sql"))
+	present, err := fs.Glob(files, path.Join(dir, "*.sql"))
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range files {
+	for _, f := range present {
 		if name := strings.TrimSuffix(path.Base(f), ".sql"); !slices.Contains(order, name) {
 			return nil, fmt.Errorf("%s is not in the install order of %s's routines", f, dialect)
 		}
@@ -87,7 +90,7 @@ func routineStatements(dialect string, dropFirst bool, order []string) ([]string
 	var out []string
 	for _, name := range order {
 		file := path.Join(dir, name+".sql")
-		b, err := routineFiles.ReadFile(file)
+		b, err := fs.ReadFile(files, file)
 		if err != nil {
 			return nil, err
 		}
@@ -107,7 +110,7 @@ func routineStatements(dialect string, dropFirst bool, order []string) ([]string
 // mustRoutineStatements is routineStatements for files built into the
 // binary, where an error is a mistake in the source tree.
 func mustRoutineStatements(dialect string, dropFirst bool, order []string) []string {
-	out, err := routineStatements(dialect, dropFirst, order)
+	out, err := routineStatements(routineFiles, dialect, dropFirst, order)
 	if err != nil {
 		panic("meta/sql: " + err.Error())
 	}
