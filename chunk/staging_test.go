@@ -116,3 +116,43 @@ func TestWritebackMovesUploadedBlocksToCache(t *testing.T) {
 		t.Errorf("tail read from the disk cache with the store emptied: %v", err)
 	}
 }
+
+// TestUploadStaged: blocks a writeback store left staged are counted, kept
+// while the object store fails, and uploaded once it answers, so that a
+// store without writeback then reads them.
+func TestUploadStaged(t *testing.T) {
+	dir := t.TempDir()
+	if n := StagedBlocks(dir); n != 0 {
+		t.Fatalf("%d blocks staged in an empty cache directory", n)
+	}
+	f := &failingStore{Store: object.NewMem("t")}
+	f.fail.Store(true)
+	cfg := Config{BlockSize: 4096, CacheDir: dir, Writeback: true}
+	s, err := New(f, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := pattern(24, 9000)
+	writeSlice(t, s, 1, data)
+	s.Close()
+	if n := StagedBlocks(dir); n != 3 {
+		t.Fatalf("%d blocks staged after a writeback store failed to upload, want 3", n)
+	}
+
+	cfg.Writeback = false
+	if left, err := UploadStaged(f, cfg); err != nil || left == 0 {
+		t.Fatalf("UploadStaged to a failing store = %d left, %v; want blocks left and no error", left, err)
+	}
+	f.fail.Store(false)
+	if left, err := UploadStaged(f, cfg); err != nil || left != 0 {
+		t.Fatalf("UploadStaged = %d left, %v; want none left", left, err)
+	}
+	if n := len(mustList(t, f.Store)); n != 3 {
+		t.Errorf("%d objects stored, want the 3 staged blocks", n)
+	}
+	plain := newTestStore(t, f.Store, Config{BlockSize: 4096})
+	got := make([]byte, len(data))
+	if _, err := plain.ReadAt(context.Background(), 1, uint32(len(data)), got, 0); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("slice read after UploadStaged: %v", err)
+	}
+}

@@ -78,7 +78,7 @@ func New(obj object.Store, cfg Config) (*Store, error) {
 		}
 	}
 	if cfg.Writeback {
-		dir := filepath.Join(cfg.CacheDir, "staging")
+		dir := StagingDir(cfg.CacheDir)
 		if s.staging, err = openStaging(dir, s); err != nil {
 			// Staged blocks of an earlier run may be in there: refusing
 			// to start is safer than forgetting them.
