@@ -1,0 +1,38 @@
+package volume
+
+import (
+	"cairn/chunk"
+	"cairn/meta"
+	"cairn/object"
+	"cairn/vfs"
+)
+
+// Options say how to open a volume. The zero value opens it with every
+// layer's defaults: no local cache, no writeback, credentials from the
+// environment. Each layer's own settings are passed through as that
+// layer's configuration; fields Open must decide itself are noted.
+type Options struct {
+	// Store configures the object store: S3 credentials (empty ones are
+	// read from object.AccessKeyEnv and object.SecretKeyEnv; they are never
+	// stored in the volume), timeouts and retries. Open sets DeferSync.
+	Store object.Options
+	// CacheDir is this machine's directory of local block caches: each
+	// volume gets a directory of its own in it, named by its UUID, for its
+	// disk cache and its writeback staging. "" keeps no cache on disk.
+	CacheDir string
+	// Blocks tunes the block store: memory for writes, cache size,
+	// concurrency, writeback, which written blocks are cached. Open sets
+	// BlockSize and Compression from the volume's settings and CacheDir
+	// from the field above.
+	Blocks chunk.Config
+	// Client configures the metadata client: cache lifetimes, permission
+	// checks, and the description of its session.
+	Client meta.ClientConfig
+	// VFS configures the file system: read-only, permission checks on
+	// open, flush and compaction.
+	VFS vfs.Config
+	// Create, when not nil, formats a URL that holds no volume with these
+	// settings (the benchmarks' throw-away volumes) instead of failing;
+	// Volume.Formatted then says so.
+	Create *meta.Format
+}
