@@ -13,6 +13,7 @@ import (
 
 	"cairn/meta"
 	"cairn/meta/engines"
+	"cairn/volume"
 )
 
 // Limits on --block-size: a block must fit in a chunk many times over and
@@ -76,7 +77,7 @@ func runFormat(args []string) error {
 		return fmt.Errorf("mem:// keeps a volume inside one process only, so nothing could mount what format makes there; use a database, e.g. sqlite3:///var/lib/cairn/%s.db", name)
 	}
 	ctx := context.Background()
-	eng, err := engines.Open(metaURL)
+	eng, err := volume.OpenEngine(metaURL, volume.Options{})
 	if err != nil {
 		return err
 	}
@@ -123,7 +124,12 @@ func runFormat(args []string) error {
 		}
 		nf.Bucket = abs
 	}
-	if err := prepareStore(ctx, nf.Storage, nf.Bucket, &f.store); err != nil {
+	if nf.Storage == "s3" {
+		if err := checkS3Bucket(nf.Bucket); err != nil {
+			return err
+		}
+	}
+	if err := volume.CreateStore(ctx, nf.Storage, nf.Bucket, f.store.options()); err != nil {
 		return err
 	}
 	if err := eng.Init(ctx, nf, exists); err != nil {

@@ -18,8 +18,8 @@ import (
 
 	"cairn/fuse"
 	"cairn/meta"
-	"cairn/meta/engines"
 	"cairn/vfs"
+	"cairn/volume"
 )
 
 // readyEnv tells a re-executed mount process that it runs in the
@@ -200,75 +200,37 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	level := slog.LevelInfo
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 
-	ctx := context.Background()
-	eng, err := engines.Open(metaURL)
-	if err != nil {
+	if err := f.data.check(f.cacheDir); err != nil {
 		return err
 	}
-	defer eng.Close()
-	format, err := eng.Load(ctx)
-	if errors.Is(err, meta.ErrNotFormatted) {
-		return fmt.Errorf("no cairn volume at %s (run 'cairn format %s NAME' first)", engines.Redact(metaURL), engines.Redact(metaURL))
-	}
-	if err != nil {
-		return fmt.Errorf("read the volume at %s: %w", engines.Redact(metaURL), err)
-	}
-	cacheDir := f.cacheDir
-	if cacheDir != "" {
-		cacheDir = filepath.Join(cacheDir, format.UUID)
-	}
-	store, err := openBlockStore(ctx, format, blockStoreConfig{store: f.store, data: f.data,
-		cacheDir: cacheDir, cacheSize: int64(f.cacheSize), bufferSize: int64(f.bufferSize)})
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-
-	opts := fuse.Options{FsName: "cairn:" + format.Name, ReadOnly: f.readOnly, Debug: f.debug}
-	for _, o := range f.options {
-		for _, opt := range strings.Split(o, ",") {
-			switch opt {
-			case "":
-			case "allow_other":
-				opts.AllowOther = true
-			case "default_permissions":
-				opts.DefaultPermissions = true
-			case "writeback_cache":
-				opts.WritebackCache = true
-			case "ro":
-				opts.ReadOnly = true
-			default:
-				opts.Extra = append(opts.Extra, opt)
-			}
-		}
-	}
-	if os.Geteuid() == 0 {
-		opts.AllowOther, opts.DefaultPermissions = true, true
-	}
+	opts := fuseOptions(f)
 	host, _ := os.Hostname()
-	client := meta.NewClient(eng, meta.ClientConfig{
-		AttrTimeout:     f.attrCache,
-		EntryTimeout:    f.entryCache,
-		DirEntryTimeout: f.dirEntryCache,
-		CheckPermission: !opts.DefaultPermissions,
-		Session: meta.SessionInfo{
-			Hostname: host, MountPoint: mountpoint, PID: os.Getpid(), Version: versionString(),
+	ctx := context.Background()
+	vol, err := volume.Open(ctx, metaURL, volume.Options{
+		Store:    f.store.options(),
+		CacheDir: f.cacheDir,
+		Blocks:   f.data.blocks(int64(f.bufferSize), int64(f.cacheSize)),
+		Client: meta.ClientConfig{
+			AttrTimeout:     f.attrCache,
+			EntryTimeout:    f.entryCache,
+			DirEntryTimeout: f.dirEntryCache,
+			CheckPermission: !opts.DefaultPermissions,
+			Session: meta.SessionInfo{
+				Hostname: host, MountPoint: mountpoint, PID: os.Getpid(), Version: versionString(),
+			},
 		},
+		VFS: vfs.Config{ReadOnly: opts.ReadOnly, CheckPermission: !opts.DefaultPermissions},
 	})
-	if err := client.Start(ctx); err != nil {
-		return fmt.Errorf("register with the volume at %s: %w", engines.Redact(metaURL), err)
+	if err != nil {
+		return err
 	}
 	defer func() {
-		if cerr := client.Close(context.Background()); cerr != nil {
-			slog.Warn("close session", "err", cerr)
+		if cerr := vol.Close(context.Background()); cerr != nil {
+			slog.Error("close the volume on unmount", "err", cerr)
 		}
 	}()
-	v := vfs.New(client, store, format, vfs.Config{ReadOnly: opts.ReadOnly, CheckPermission: !opts.DefaultPermissions})
-	defer func() {
-		if cerr := v.Close(context.Background()); cerr != nil {
-			slog.Error("write back on unmount", "err", cerr)
-		}
-	}()
+	opts.FsName = "cairn:" + vol.Format.Name
+	v := vol.VFS
 
 	// Catch signals before the kernel lists the mount: a service manager
 	// may stop us the moment it appears, and dying by the default action
@@ -280,7 +242,7 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	slog.Info("mounted", "volume", format.Name, "mountpoint", mountpoint, "session", client.Session())
+	slog.Info("mounted", "volume", vol.Format.Name, "mountpoint", mountpoint, "session", vol.Client.Session())
 	ready.done(nil)
 
 	served := make(chan struct{})
@@ -301,4 +263,32 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	}
 	<-served
 	return nil
+}
+
+// fuseOptions are the FUSE mount options the flags stand for. As root the
+// kernel checks permissions (default_permissions) and every user may enter
+// the mount (allow_other).
+func fuseOptions(f mountFlags) fuse.Options {
+	opts := fuse.Options{ReadOnly: f.readOnly, Debug: f.debug}
+	for _, o := range f.options {
+		for _, opt := range strings.Split(o, ",") {
+			switch opt {
+			case "":
+			case "allow_other":
+				opts.AllowOther = true
+			case "default_permissions":
+				opts.DefaultPermissions = true
+			case "writeback_cache":
+				opts.WritebackCache = true
+			case "ro":
+				opts.ReadOnly = true
+			default:
+				opts.Extra = append(opts.Extra, opt)
+			}
+		}
+	}
+	if os.Geteuid() == 0 {
+		opts.AllowOther, opts.DefaultPermissions = true, true
+	}
+	return opts
 }

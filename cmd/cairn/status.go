@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +10,7 @@ import (
 
 	"cairn/meta"
 	"cairn/meta/engines"
+	"cairn/volume"
 )
 
 func statusCommand() command {
@@ -64,18 +64,12 @@ func runStatus(args []string) error {
 	}
 	metaURL := pos[0]
 	ctx := context.Background()
-	eng, err := engines.Open(metaURL)
+	vol, err := volume.OpenMeta(ctx, metaURL, volume.Options{})
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
-	f, err := eng.Load(ctx)
-	if err != nil {
-		if errors.Is(err, meta.ErrNotFormatted) {
-			return fmt.Errorf("no cairn volume at %s (run 'cairn format %s NAME' first)", engines.Redact(metaURL), engines.Redact(metaURL))
-		}
-		return fmt.Errorf("read the volume at %s: %w", engines.Redact(metaURL), err)
-	}
+	defer vol.Close(ctx)
+	eng, f := vol.Engine, vol.Format
 	u, err := eng.Usage(ctx)
 	if err != nil {
 		return fmt.Errorf("read the usage of volume %q: %w", f.Name, err)
@@ -86,7 +80,7 @@ func runStatus(args []string) error {
 	}
 	f.Bucket = engines.Redact(f.Bucket)
 	st := volumeStatus{
-		Meta:     engines.Redact(metaURL),
+		Meta:     vol.URL,
 		Setting:  f,
 		Usage:    usageStatus{UsedSpace: u.Space, UsedInodes: u.Inodes, Capacity: f.Capacity, Inodes: f.Inodes},
 		Sessions: []sessionStatus{},
