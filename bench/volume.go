@@ -5,20 +5,19 @@
 // sub-packages: metabench (per-operation engine latency), fsbench (file
 // I/O through a mounted path) and mdtest (metadata rates on a tree).
 //
-// bench talks to meta.Engine directly and knows nothing of FUSE, vfs or the
-// object store.
+// bench opens a volume's metadata only (volume.OpenMeta) and talks to
+// meta.Engine directly: it uses nothing of FUSE, vfs or the object store.
 package bench
 
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"cairn/meta"
-	"cairn/meta/engines"
+	"cairn/volume"
 )
 
 // Volume is an open metadata engine with a session, ready to be measured.
@@ -33,6 +32,8 @@ type Volume struct {
 	Session uint64
 	// Cred is the identity operations run as: the calling process's.
 	Cred meta.Cred
+
+	vol *volume.Volume
 }
 
 // Open connects to the engine at rawURL. A database that holds no volume is
@@ -49,33 +50,23 @@ func OpenExisting(ctx context.Context, rawURL string) (*Volume, error) {
 }
 
 func open(ctx context.Context, rawURL string, format bool) (*Volume, error) {
-	eng, err := engines.Open(rawURL)
+	var opts volume.Options
+	if format {
+		throwaway := throwawayFormat()
+		opts.Create = &throwaway
+	}
+	vol, err := volume.OpenMeta(ctx, rawURL, opts)
 	if err != nil {
 		return nil, err
 	}
-	v := &Volume{Engine: eng, URL: engines.Redact(rawURL), Cred: ProcessCred()}
-	if _, err := eng.Load(ctx); err != nil {
-		if !errors.Is(err, meta.ErrNotFormatted) {
-			eng.Close()
-			return nil, fmt.Errorf("read the volume at %s: %w", v.URL, err)
-		}
-		if !format {
-			eng.Close()
-			return nil, fmt.Errorf("no cairn volume at %s (run 'cairn format %s NAME' first)", v.URL, v.URL)
-		}
-		if err := eng.Init(ctx, throwawayFormat(), false); err != nil {
-			eng.Close()
-			return nil, fmt.Errorf("format a throw-away volume at %s: %w", v.URL, err)
-		}
-		v.Formatted = true
-	}
+	v := &Volume{Engine: vol.Engine, URL: vol.URL, Formatted: vol.Formatted, Cred: ProcessCred(), vol: vol}
 	host, _ := os.Hostname()
-	v.Session, err = eng.NewSession(ctx, meta.SessionInfo{
+	v.Session, err = v.Engine.NewSession(ctx, meta.SessionInfo{
 		Hostname: host, MountPoint: "(cairn bench)", PID: os.Getpid(),
 		Version: "bench", Started: time.Now(), Heartbeat: time.Now(),
 	})
 	if err != nil {
-		eng.Close()
+		vol.Close(ctx)
 		return nil, fmt.Errorf("register a benchmark session at %s: %w", v.URL, err)
 	}
 	return v, nil
@@ -84,7 +75,7 @@ func open(ctx context.Context, rawURL string, format bool) (*Volume, error) {
 // Close ends the session and the connection.
 func (v *Volume) Close() error {
 	err := v.Engine.CloseSession(context.Background(), v.Session)
-	if cerr := v.Engine.Close(); err == nil {
+	if cerr := v.vol.Close(context.Background()); err == nil {
 		err = cerr
 	}
 	return err
