@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/chunk"
 	"cairn/internal/testenv"
 
 	"github.com/minio/minio-go/v7"
@@ -295,24 +296,13 @@ func TestWritebackUploadsInBackground(t *testing.T) {
 	}
 }
 
-// countStagedBlocks counts the files in the staging directories under a
-// mount's cache directory.
+// countStagedBlocks counts the blocks staged in the volumes' directories
+// under a mount's cache directory.
 func countStagedBlocks(cache string) int {
-	dirs, _ := filepath.Glob(filepath.Join(cache, "*", "staging"))
+	dirs, _ := filepath.Glob(filepath.Join(cache, "*"))
 	n := 0
 	for _, d := range dirs {
-		n += countFiles(d)
+		n += chunk.StagedBlocks(d)
 	}
-	return n
-}
-
-func countFiles(dir string) int {
-	n := 0
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			n++
-		}
-		return nil
-	})
 	return n
 }
