@@ -13,22 +13,22 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"cairn/chunk"
 	"cairn/internal/testenv"
 	"cairn/meta"
-	"cairn/meta/kv"
-	"cairn/object"
 	"cairn/vfs"
+	"cairn/volume"
 )
 
-// mount serves a fresh in-memory volume at a temporary directory.
+// mount serves a fresh volume at a temporary directory.
 func mount(t *testing.T) string {
 	t.Helper()
-	eng, obj := newVolume(t)
-	return mountVolume(t, eng, obj, time.Second)
+	return mountVolume(t, newVolume(t), time.Second)
 }
 
-func newVolume(t *testing.T) (meta.Engine, object.Store) {
+// newVolume formats a volume of the test's own (metadata in SQLite, blocks
+// in a directory, both of which several clients may share) and returns its
+// metadata URL.
+func newVolume(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		testenv.Missing(t, "FUSE tests need root")
@@ -36,33 +36,37 @@ func newVolume(t *testing.T) (meta.Engine, object.Store) {
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		testenv.Missing(t, "no /dev/fuse: %v", err)
 	}
-	eng := kv.OpenMem()
-	if err := eng.Init(context.Background(), testFormat, false); err != nil {
+	dir := t.TempDir()
+	f := testFormat
+	f.Bucket = filepath.Join(dir, "blocks")
+	url := "sqlite3://" + filepath.Join(dir, "meta.db")
+	v, err := volume.OpenMeta(context.Background(), url, volume.Options{Create: &f})
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close() })
-	return eng, object.NewMem("t")
+	if err := v.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return url
 }
 
-var testFormat = meta.Format{Name: "t", UUID: "u", Storage: "mem", BlockSize: 64 << 10, Compression: "lz4", Version: meta.FormatVersion}
+var testFormat = meta.Format{Name: "t", UUID: "u", Storage: "file", BlockSize: 64 << 10, Compression: "lz4", Version: meta.FormatVersion}
 
-// mountVolume mounts one more client of a volume, caching for ttl.
-func mountVolume(t *testing.T, eng meta.Engine, obj object.Store, ttl time.Duration) string {
+// mountVolume mounts one more client of the volume at metaURL, caching for
+// ttl.
+func mountVolume(t *testing.T, metaURL string, ttl time.Duration) string {
 	t.Helper()
 	ctx := context.Background()
-	f := testFormat
-	store, err := chunk.New(obj, chunk.Config{BlockSize: int(f.BlockSize), Compression: f.Compression})
+	vol, err := volume.Open(ctx, metaURL, volume.Options{
+		Client: meta.ClientConfig{AttrTimeout: ttl, EntryTimeout: ttl, DirEntryTimeout: ttl},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := meta.NewClient(eng, meta.ClientConfig{AttrTimeout: ttl, EntryTimeout: ttl, DirEntryTimeout: ttl})
-	if err := client.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	v := vfs.New(client, store, f, vfs.Config{})
 	dir := t.TempDir()
-	srv, err := Mount(v, dir, Options{FsName: "cairn:t", DefaultPermissions: true})
+	srv, err := Mount(vol.VFS, dir, Options{FsName: "cairn:t", DefaultPermissions: true})
 	if err != nil {
+		vol.Close(ctx)
 		testenv.Missing(t, "cannot mount FUSE here: %v", err)
 	}
 	t.Cleanup(func() {
@@ -70,11 +74,9 @@ func mountVolume(t *testing.T, eng meta.Engine, obj object.Store, ttl time.Durat
 			t.Errorf("unmount: %v", err)
 		}
 		srv.Wait()
-		if err := v.Close(ctx); err != nil {
+		if err := vol.Close(ctx); err != nil {
 			t.Errorf("close: %v", err)
 		}
-		client.Close(ctx)
-		store.Close()
 	})
 	return dir
 }
@@ -83,9 +85,9 @@ func mountVolume(t *testing.T, eng meta.Engine, obj object.Store, ttl time.Durat
 // wrote once the writer closed and the reader opened, even while the
 // reader's kernel still caches the old attributes.
 func TestCloseToOpen(t *testing.T) {
-	eng, obj := newVolume(t)
-	a := mountVolume(t, eng, obj, time.Minute)
-	b := mountVolume(t, eng, obj, time.Minute)
+	url := newVolume(t)
+	a := mountVolume(t, url, time.Minute)
+	b := mountVolume(t, url, time.Minute)
 	must(t, os.WriteFile(filepath.Join(a, "f"), []byte("first"), 0644))
 	if got, err := os.ReadFile(filepath.Join(b, "f")); err != nil || string(got) != "first" {
 		t.Fatalf("second client reads %q, %v", got, err)
