@@ -32,7 +32,7 @@ type Volume struct {
 // OpenEngine connects to the metadata engine at metaURL, as every opening
 // of a volume does; it does not read the volume's settings. Only 'cairn
 // format', which may find no volume there, needs it on its own.
-func OpenEngine(metaURL string, opts Options) (meta.Engine, error) {
+func OpenEngine(metaURL string) (meta.Engine, error) {
 	return engines.Open(metaURL)
 }
 
@@ -41,7 +41,7 @@ func OpenEngine(metaURL string, opts Options) (meta.Engine, error) {
 // A URL that holds no volume is an error, unless opts.Create says to
 // format one.
 func OpenMeta(ctx context.Context, metaURL string, opts Options) (*Volume, error) {
-	eng, err := OpenEngine(metaURL, opts)
+	eng, err := OpenEngine(metaURL)
 	if err != nil {
 		return nil, err
 	}

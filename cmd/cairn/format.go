@@ -77,7 +77,7 @@ func runFormat(args []string) error {
 		return fmt.Errorf("mem:// keeps a volume inside one process only, so nothing could mount what format makes there; use a database, e.g. sqlite3:///var/lib/cairn/%s.db", name)
 	}
 	ctx := context.Background()
-	eng, err := volume.OpenEngine(metaURL, volume.Options{})
+	eng, err := volume.OpenEngine(metaURL)
 	if err != nil {
 		return err
 	}
