@@ -77,9 +77,11 @@ type Client struct {
 	done chan struct{}
 }
 
-// NewClient wraps eng. Call Start before using it and Close at the end.
+// NewClient wraps eng, behind Checked's argument checks whoever opened
+// it. Call Start before using it and Close at the end.
 func NewClient(eng Engine, cfg ClientConfig) *Client {
 	cfg.defaults()
+	eng = Checked(eng)
 	c := &Client{
 		eng:     eng,
 		cfg:     cfg,

@@ -21,9 +21,6 @@ func (c *Client) Access(ctx context.Context, cred Cred, ino Ino, mask uint32) er
 // Lookup finds name in parent, after checking search permission on parent
 // when the client checks permissions. "." and ".." are resolved here.
 func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string) (Ino, Attr, error) {
-	if len(name) > MaxName {
-		return 0, Attr{}, ErrNameTooLong
-	}
 	pa, err := c.GetAttr(ctx, parent)
 	if err != nil {
 		return 0, Attr{}, err
@@ -142,9 +139,6 @@ func (c *Client) invalidateUsage() {
 // Mknod creates an inode of type typ named name in parent, numbering it
 // from this client's batch of inode numbers.
 func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, typ FileType, mode uint16, rdev uint32, target string) (Ino, Attr, error) {
-	if err := CheckName(name); err != nil {
-		return 0, Attr{}, err
-	}
 	ino, err := c.newIno(ctx)
 	if err != nil {
 		return 0, Attr{}, err
@@ -169,9 +163,6 @@ func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, 
 
 // Link adds parent/name as a hard link to ino.
 func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name string) (Attr, error) {
-	if err := CheckName(name); err != nil {
-		return Attr{}, err
-	}
 	start := now()
 	a, err := c.eng.Link(ctx, cred, ino, parent, name)
 	c.observe("link", start)
@@ -221,9 +212,6 @@ func (c *Client) Rmdir(ctx context.Context, cred Cred, parent Ino, name string) 
 // Rename moves srcParent/srcName to dstParent/dstName (renameat2 flags).
 // replaced is the inode that lost its last link to the move, if any.
 func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (moved Ino, attr Attr, replaced Ino, err error) {
-	if err := CheckName(dstName); err != nil {
-		return 0, Attr{}, 0, err
-	}
 	old, _ := c.entries.get(dstParent, dstName)
 	start := now()
 	moved, attr, replaced, err = c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, c.Session())

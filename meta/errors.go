@@ -22,6 +22,7 @@ var (
 	ErrRange        error = syscall.ERANGE
 	ErrNoSpace      error = syscall.ENOSPC
 	ErrTooBig       error = syscall.EFBIG
+	ErrValueTooBig  error = syscall.E2BIG // an xattr value over MaxXattrValue
 	ErrTooManyLinks error = syscall.EMLINK
 	ErrReadOnly     error = syscall.EROFS
 	ErrNotSupported error = syscall.ENOTSUP

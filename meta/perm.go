@@ -48,22 +48,6 @@ func MayDelete(dir, victim *Attr, cred Cred) error {
 	return nil
 }
 
-// CheckName rejects names a directory entry cannot have.
-func CheckName(name string) error {
-	if name == "" || name == "." || name == ".." {
-		return ErrInvalid
-	}
-	if len(name) > MaxName {
-		return ErrNameTooLong
-	}
-	for i := 0; i < len(name); i++ {
-		if name[i] == '/' || name[i] == 0 {
-			return ErrInvalid
-		}
-	}
-	return nil
-}
-
 // InitAttr returns the attributes of a new inode created by cred in
 // directory parent, as Linux's inode_init_owner does: the owner is the
 // caller; the group is the caller's, or the parent's when the parent is

@@ -14,9 +14,18 @@ import (
 )
 
 // Open connects to the engine named by rawURL, e.g. "sqlite3:///var/vol.db"
-// or "redis://localhost:6379/1". It does not check that a volume is
-// formatted there; Engine.Load does.
+// or "redis://localhost:6379/1", and returns it behind meta.Checked's
+// argument checks. It does not check that a volume is formatted there;
+// Engine.Load does.
 func Open(rawURL string) (meta.Engine, error) {
+	e, err := open(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return meta.Checked(e), nil
+}
+
+func open(rawURL string) (meta.Engine, error) {
 	scheme, rest, ok := strings.Cut(rawURL, "://")
 	if !ok || scheme == "" {
 		return nil, fmt.Errorf("malformed metadata URL %q: expected SCHEME://…, e.g. sqlite3:///var/lib/cairn/vol.db", rawURL)

@@ -34,11 +34,12 @@ func RunConcurrency(t *testing.T, open func(t *testing.T) meta.Engine, reopen fu
 // client from reopen, each with a session.
 func twoClients(t *testing.T, open func(t *testing.T) meta.Engine, reopen func(t *testing.T, e meta.Engine) meta.Engine) ([]meta.Engine, []uint64) {
 	ctx := t.Context()
-	e1 := open(t)
+	first := open(t)
+	e1 := meta.Checked(first)
 	if err := e1.Init(ctx, volumeFormat("concurrency"), false); err != nil {
 		t.Fatalf("Init: %v", err)
 	}
-	e2 := reopen(t, e1)
+	e2 := meta.Checked(reopen(t, first))
 	if _, err := e2.Load(ctx); err != nil {
 		t.Fatalf("Load on the second client: %v", err)
 	}

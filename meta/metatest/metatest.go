@@ -42,12 +42,17 @@ type test struct {
 // seeded random walk "Model/Namespace" compares the engine with an
 // in-memory model of Linux's rules and prints its seed when they differ.
 // Readdir/Large makes 10,000 entries (1,000 with -short).
+//
+// Every engine is tested behind meta.Checked, as engines.Open returns it:
+// the argument checks are part of what the suite pins.
 func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
+	open = checkedOpener(open)
 	t.Run("Format", func(t *testing.T) { testFormat(t, open) })
 	groups := [][]test{
 		sessionTests(),
 		entryTests(),
 		nameTests(),
+		checkTests(),
 		permTests(),
 		setattrTests(),
 		timeTests(),
@@ -71,4 +76,9 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 			})
 		}
 	}
+}
+
+// checkedOpener opens engines behind meta.Checked.
+func checkedOpener(open func(t *testing.T) meta.Engine) func(t *testing.T) meta.Engine {
+	return func(t *testing.T) meta.Engine { return meta.Checked(open(t)) }
 }
