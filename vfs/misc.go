@@ -42,12 +42,6 @@ func (v *VFS) Fallocate(ctx context.Context, cred meta.Cred, fh uint64, ino meta
 	if v.cfg.ReadOnly {
 		return meta.ErrReadOnly
 	}
-	if size == 0 {
-		return meta.ErrInvalid
-	}
-	if off+size > maxFileSize {
-		return meta.ErrTooBig
-	}
 	if h, err := v.handle(fh); err == nil {
 		if !h.writable() {
 			return syscall.EBADF
@@ -126,9 +120,6 @@ func (v *VFS) GetXattr(ctx context.Context, ino meta.Ino, name string) ([]byte, 
 	if ino == StatsIno {
 		return nil, meta.ErrNoAttr
 	}
-	if len(name) > meta.MaxXattrName {
-		return nil, meta.ErrRange
-	}
 	return v.client.GetXattr(ctx, ino, name)
 }
 
@@ -145,12 +136,6 @@ func (v *VFS) SetXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, name s
 	}
 	if ino == StatsIno {
 		return meta.ErrNotPermitted
-	}
-	if len(name) == 0 || len(name) > meta.MaxXattrName {
-		return meta.ErrRange
-	}
-	if len(value) > meta.MaxXattrValue {
-		return syscall.E2BIG
 	}
 	cred, err := v.xattrCred(ctx, cred, ino, name)
 	if err != nil {

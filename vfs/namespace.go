@@ -81,9 +81,6 @@ func (v *VFS) SetAttr(ctx context.Context, cred meta.Cred, ino meta.Ino, set met
 
 // truncate commits f's buffered writes, then sets the length.
 func (v *VFS) truncate(ctx context.Context, cred meta.Cred, ino meta.Ino, size uint64) (meta.Attr, error) {
-	if size > maxFileSize {
-		return meta.Attr{}, meta.ErrTooBig
-	}
 	f := v.lookupFile(ino)
 	if f != nil {
 		if err := v.flush(ctx, f); err != nil {
@@ -156,12 +153,6 @@ func (v *VFS) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, name s
 
 // Symlink creates parent/name pointing at target.
 func (v *VFS) Symlink(ctx context.Context, cred meta.Cred, parent meta.Ino, name, target string) (Entry, error) {
-	if len(target) == 0 {
-		return Entry{}, meta.ErrNotFound
-	}
-	if len(target) > meta.MaxSymlink {
-		return Entry{}, meta.ErrNameTooLong
-	}
 	return v.mknod(ctx, cred, parent, name, meta.TypeSymlink, 0777, 0, target)
 }
 
@@ -171,9 +162,6 @@ func (v *VFS) mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, name s
 	}
 	if parent == meta.RootIno && name == StatsName {
 		return Entry{}, meta.ErrExists
-	}
-	if err := meta.CheckName(name); err != nil {
-		return Entry{}, err
 	}
 	if err := v.haveInode(ctx); err != nil {
 		return Entry{}, err
@@ -236,10 +224,6 @@ func (v *VFS) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, name s
 func (v *VFS) Rename(ctx context.Context, cred meta.Cred, srcParent meta.Ino, srcName string, dstParent meta.Ino, dstName string, flags uint32) error {
 	if v.cfg.ReadOnly {
 		return meta.ErrReadOnly
-	}
-	if flags&^(meta.RenameNoReplace|meta.RenameExchange) != 0 ||
-		flags == meta.RenameNoReplace|meta.RenameExchange {
-		return meta.ErrInvalid
 	}
 	if (srcParent == meta.RootIno && srcName == StatsName) || (dstParent == meta.RootIno && dstName == StatsName) {
 		return meta.ErrNotPermitted

@@ -17,7 +17,7 @@ func (v *VFS) write(ctx context.Context, f *file, data []byte, off uint64) (int,
 		return 0, nil
 	}
 	end := off + uint64(len(data))
-	if end > maxFileSize {
+	if end > meta.MaxLength {
 		return 0, meta.ErrTooBig
 	}
 	if err := v.checkSpace(ctx, f, end); err != nil {
@@ -47,9 +47,6 @@ func (v *VFS) write(ctx context.Context, f *file, data []byte, off uint64) (int,
 	f.lastWrite = time.Now()
 	return written, nil
 }
-
-// maxFileSize bounds a file so that chunk indexes fit in 32 bits.
-const maxFileSize = uint64(1<<32-1) * meta.ChunkSize
 
 // writeChunk puts p at position pos of chunk idx. f.mu is held.
 func (v *VFS) writeChunk(ctx context.Context, f *file, idx, pos uint32, p []byte, mtime int64) error {

@@ -181,9 +181,6 @@ func (t *txn) punch(ino meta.Ino, off, end uint64) error {
 }
 
 func (e *Engine) Truncate(ctx context.Context, cred meta.Cred, ino meta.Ino, length uint64) (meta.Attr, error) {
-	if length > maxLength {
-		return meta.Attr{}, fmt.Errorf("truncate inode %d to %d: %w", ino, length, meta.ErrTooBig)
-	}
 	var a meta.Attr
 	err := e.txn(ctx, func(t *txn) (err error) {
 		if err := t.prefetch(t.k.attr(ino), t.usageKey(ino)); err != nil {
@@ -222,56 +219,36 @@ func (e *Engine) Truncate(ctx context.Context, cred meta.Cred, ino meta.Ino, len
 
 func (e *Engine) Fallocate(ctx context.Context, cred meta.Cred, ino meta.Ino, mode uint8, off, size uint64) (meta.Attr, error) {
 	var a meta.Attr
-	err := checkFallocate(mode, off, size)
-	if err == nil {
-		err = e.txn(ctx, func(t *txn) (err error) {
-			if err := t.prefetch(t.k.attr(ino), t.usageKey(ino)); err != nil {
+	err := e.txn(ctx, func(t *txn) (err error) {
+		if err := t.prefetch(t.k.attr(ino), t.usageKey(ino)); err != nil {
+			return err
+		}
+		if a, err = t.file(ino); err != nil {
+			return err
+		}
+		if err := meta.Access(&a, cred, meta.MayWrite); err != nil {
+			return err
+		}
+		end := off + size
+		if mode&(meta.FallocPunchHole|meta.FallocZeroRange) != 0 {
+			if err := t.punch(ino, off, min(end, a.Length)); err != nil {
 				return err
 			}
-			if a, err = t.file(ino); err != nil {
+		}
+		if mode&meta.FallocKeepSize == 0 && end > a.Length {
+			if err := t.setLength(ino, &a, end); err != nil {
 				return err
 			}
-			if err := meta.Access(&a, cred, meta.MayWrite); err != nil {
-				return err
-			}
-			end := off + size
-			if mode&(meta.FallocPunchHole|meta.FallocZeroRange) != 0 {
-				if err := t.punch(ino, off, min(end, a.Length)); err != nil {
-					return err
-				}
-			}
-			if mode&meta.FallocKeepSize == 0 && end > a.Length {
-				if err := t.setLength(ino, &a, end); err != nil {
-					return err
-				}
-			}
-			ts := now()
-			a.Mtime, a.Ctime = ts, ts
-			t.setAttr(ino, &a)
-			return nil
-		})
-	}
+		}
+		ts := now()
+		a.Mtime, a.Ctime = ts, ts
+		t.setAttr(ino, &a)
+		return nil
+	})
 	if err != nil {
 		return a, fmt.Errorf("fallocate inode %d mode %#x at %d+%d: %w", ino, mode, off, size, err)
 	}
 	return a, nil
-}
-
-// checkFallocate applies fallocate(2)'s argument rules.
-func checkFallocate(mode uint8, off, size uint64) error {
-	if size == 0 || int64(off) < 0 || int64(size) < 0 {
-		return meta.ErrInvalid
-	}
-	if mode&^(meta.FallocKeepSize|meta.FallocPunchHole|meta.FallocZeroRange) != 0 {
-		return meta.ErrNotSupported
-	}
-	if mode&meta.FallocPunchHole != 0 && (mode&meta.FallocKeepSize == 0 || mode&meta.FallocZeroRange != 0) {
-		return meta.ErrNotSupported
-	}
-	if off+size > maxLength || off+size < off {
-		return meta.ErrTooBig
-	}
-	return nil
 }
 
 func (e *Engine) DeadSlices(ctx context.Context, limit int) ([]meta.DeadSlice, error) {

@@ -17,11 +17,12 @@ import (
 // clearly.
 func TestEtcdLimits(t *testing.T) {
 	c := testenv.Etcd(t)
-	e, err := OpenEtcdURL(c.URL("limits"))
+	opened, err := OpenEtcdURL(c.URL("limits"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
+	defer opened.Close()
+	e := meta.Checked(opened) // as engines.Open returns it
 	ctx := context.Background()
 	if err := e.Init(ctx, meta.Format{Name: "limits"}, false); err != nil {
 		t.Fatal(err)

@@ -85,9 +85,6 @@ func (t *txn) setLocks(ino meta.Ino, kind byte, sid uint64, rs []lockRecord) {
 }
 
 func (e *Engine) Flock(ctx context.Context, ino meta.Ino, owner meta.LockOwner, typ uint32) error {
-	if typ > meta.LockUnlock {
-		return fmt.Errorf("flock type %d: %w", typ, meta.ErrInvalid)
-	}
 	err := e.txn(ctx, func(t *txn) error {
 		rs, err := t.locks(ino, subFlock)
 		if err != nil {
@@ -116,20 +113,7 @@ func (e *Engine) Flock(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 	return nil
 }
 
-func checkLock(l meta.Lock) error {
-	if l.Type > meta.LockUnlock || l.Start > l.End {
-		return fmt.Errorf("lock %+v: %w", l, meta.ErrInvalid)
-	}
-	return nil
-}
-
 func (e *Engine) GetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, l meta.Lock) (meta.Lock, error) {
-	if err := checkLock(l); err != nil {
-		return l, err
-	}
-	if l.Type == meta.LockUnlock {
-		return l, fmt.Errorf("getlk with F_UNLCK: %w", meta.ErrInvalid)
-	}
 	out := l
 	err := e.txn(ctx, func(t *txn) error {
 		out = l
@@ -153,9 +137,6 @@ func (e *Engine) GetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 }
 
 func (e *Engine) SetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, l meta.Lock) error {
-	if err := checkLock(l); err != nil {
-		return err
-	}
 	err := e.txn(ctx, func(t *txn) error {
 		rs, err := t.locks(ino, subPlock)
 		if err != nil {

@@ -31,9 +31,6 @@ func (t *txn) lookupParent(cred *meta.Cred, parent meta.Ino, name string, more .
 }
 
 func (e *Engine) Lookup(ctx context.Context, parent meta.Ino, name string) (meta.Ino, meta.Attr, error) {
-	if len(name) > meta.MaxName {
-		return 0, meta.Attr{}, meta.ErrNameTooLong
-	}
 	var ino meta.Ino
 	var a meta.Attr
 	err := e.txn(ctx, func(t *txn) error {
@@ -85,20 +82,6 @@ func (e *Engine) SetAttr(ctx context.Context, cred meta.Cred, ino meta.Ino, set 
 }
 
 func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, ino meta.Ino, typ meta.FileType, mode uint16, rdev uint32, target string) (meta.Attr, error) {
-	if err := meta.CheckName(name); err != nil {
-		return meta.Attr{}, fmt.Errorf("create %q: %w", name, err)
-	}
-	if typ < meta.TypeFile || typ > meta.TypeSocket || ino == 0 {
-		return meta.Attr{}, fmt.Errorf("create %q: type %d inode %d: %w", name, typ, ino, meta.ErrInvalid)
-	}
-	if typ == meta.TypeSymlink {
-		if target == "" {
-			return meta.Attr{}, fmt.Errorf("symlink %q with empty target: %w", name, meta.ErrNotFound)
-		}
-		if len(target) > meta.MaxSymlink {
-			return meta.Attr{}, fmt.Errorf("symlink %q: target of %d bytes: %w", name, len(target), meta.ErrNameTooLong)
-		}
-	}
 	var a meta.Attr
 	err := e.txn(ctx, func(t *txn) error {
 		pa, _, _, exists, err := t.lookupParent(&cred, parent, name, t.k.attr(ino), t.usageKey(ino))
@@ -150,9 +133,6 @@ func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 }
 
 func (e *Engine) Link(ctx context.Context, cred meta.Cred, ino meta.Ino, parent meta.Ino, name string) (meta.Attr, error) {
-	if err := meta.CheckName(name); err != nil {
-		return meta.Attr{}, fmt.Errorf("link %q: %w", name, err)
-	}
 	var a meta.Attr
 	err := e.txn(ctx, func(t *txn) (err error) {
 		pa, _, _, exists, err := t.lookupParent(&cred, parent, name, t.k.attr(ino))
@@ -193,9 +173,6 @@ func (e *Engine) Link(ctx context.Context, cred meta.Cred, ino meta.Ino, parent 
 }
 
 func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, sid uint64) (meta.Ino, meta.Attr, error) {
-	if err := meta.CheckName(name); err != nil {
-		return 0, meta.Attr{}, fmt.Errorf("unlink %q: %w", name, err)
-	}
 	var ino meta.Ino
 	var a meta.Attr
 	err := e.txn(ctx, func(t *txn) (err error) {
@@ -241,9 +218,6 @@ func (t *txn) dropLink(sid uint64, ino meta.Ino, a *meta.Attr, ts int64) {
 }
 
 func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) error {
-	if err := meta.CheckName(name); err != nil {
-		return fmt.Errorf("rmdir %q: %w", name, err)
-	}
 	err := e.txn(ctx, func(t *txn) error {
 		pa, _, child, exists, err := t.lookupParent(&cred, parent, name)
 		if err != nil {

@@ -10,29 +10,16 @@ import (
 func (e *Engine) Rename(ctx context.Context, cred meta.Cred, srcParent meta.Ino, srcName string, dstParent meta.Ino, dstName string, flags uint32, sid uint64) (meta.Ino, meta.Attr, meta.Ino, error) {
 	var moved, replaced meta.Ino
 	var attr meta.Attr
-	err := checkRenameArgs(srcName, dstName, flags)
-	if err == nil {
-		err = e.txn(ctx, func(t *txn) error {
-			r := renameOp{t: t, cred: cred, sp: srcParent, sn: srcName, dp: dstParent, dn: dstName, flags: flags, sid: sid}
-			err := r.run()
-			moved, attr, replaced = r.src, r.sa, r.replaced
-			return err
-		})
-	}
+	err := e.txn(ctx, func(t *txn) error {
+		r := renameOp{t: t, cred: cred, sp: srcParent, sn: srcName, dp: dstParent, dn: dstName, flags: flags, sid: sid}
+		err := r.run()
+		moved, attr, replaced = r.src, r.sa, r.replaced
+		return err
+	})
 	if err != nil {
 		return 0, attr, 0, fmt.Errorf("rename %q in inode %d to %q in inode %d: %w", srcName, srcParent, dstName, dstParent, err)
 	}
 	return moved, attr, replaced, nil
-}
-
-func checkRenameArgs(srcName, dstName string, flags uint32) error {
-	if flags&^(meta.RenameNoReplace|meta.RenameExchange) != 0 || flags == meta.RenameNoReplace|meta.RenameExchange {
-		return fmt.Errorf("flags %#x: %w", flags, meta.ErrInvalid)
-	}
-	if err := meta.CheckName(srcName); err != nil {
-		return err
-	}
-	return meta.CheckName(dstName)
 }
 
 // renameOp is one attempt of a rename, checked in the order Linux's

@@ -3,23 +3,11 @@ package kv
 import (
 	"context"
 	"fmt"
-	"syscall"
 
 	"cairn/meta"
 )
 
-// checkXattrName applies getxattr(2)'s name rule: 1 to 255 bytes.
-func checkXattrName(name string) error {
-	if name == "" || len(name) > meta.MaxXattrName {
-		return fmt.Errorf("xattr name of %d bytes: %w", len(name), meta.ErrRange)
-	}
-	return nil
-}
-
 func (e *Engine) GetXattr(ctx context.Context, ino meta.Ino, name string) ([]byte, error) {
-	if err := checkXattrName(name); err != nil {
-		return nil, err
-	}
 	var value []byte
 	err := e.txn(ctx, func(t *txn) (err error) {
 		if err := t.prefetch(t.k.attr(ino), t.k.xattr(ino, name)); err != nil {
@@ -72,25 +60,16 @@ func (e *Engine) ListXattr(ctx context.Context, ino meta.Ino) ([]string, error) 
 }
 
 func (e *Engine) SetXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, name string, value []byte, flags uint32) error {
-	err := checkXattrName(name)
-	if err == nil && len(value) > meta.MaxXattrValue {
-		err = fmt.Errorf("value of %d bytes exceeds %d: %w", len(value), meta.MaxXattrValue, syscall.E2BIG)
-	}
-	if err == nil && flags&^(meta.XattrCreate|meta.XattrReplace) != 0 {
-		err = fmt.Errorf("flags %#x: %w", flags, meta.ErrInvalid)
-	}
-	if err == nil {
-		err = e.changeXattr(ctx, cred, ino, name, func(t *txn, exists bool) error {
-			if exists && flags&meta.XattrCreate != 0 {
-				return meta.ErrExists
-			}
-			if !exists && flags&meta.XattrReplace != 0 {
-				return meta.ErrNoAttr
-			}
-			t.put(t.k.xattr(ino, name), encodeXattr(value))
-			return nil
-		})
-	}
+	err := e.changeXattr(ctx, cred, ino, name, func(t *txn, exists bool) error {
+		if exists && flags&meta.XattrCreate != 0 {
+			return meta.ErrExists
+		}
+		if !exists && flags&meta.XattrReplace != 0 {
+			return meta.ErrNoAttr
+		}
+		t.put(t.k.xattr(ino, name), encodeXattr(value))
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("setxattr %q of inode %d: %w", name, ino, err)
 	}
@@ -98,16 +77,13 @@ func (e *Engine) SetXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, nam
 }
 
 func (e *Engine) RemoveXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, name string) error {
-	err := checkXattrName(name)
-	if err == nil {
-		err = e.changeXattr(ctx, cred, ino, name, func(t *txn, exists bool) error {
-			if !exists {
-				return meta.ErrNoAttr
-			}
-			t.del(t.k.xattr(ino, name))
-			return nil
-		})
-	}
+	err := e.changeXattr(ctx, cred, ino, name, func(t *txn, exists bool) error {
+		if !exists {
+			return meta.ErrNoAttr
+		}
+		t.del(t.k.xattr(ino, name))
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("removexattr %q of inode %d: %w", name, ino, err)
 	}

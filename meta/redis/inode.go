@@ -3,7 +3,6 @@ package redis
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -12,9 +11,6 @@ import (
 
 // Lookup finds name in parent, see meta.Engine.
 func (e *Engine) Lookup(ctx context.Context, parent meta.Ino, name string) (meta.Ino, meta.Attr, error) {
-	if len(name) > meta.MaxName {
-		return 0, meta.Attr{}, meta.ErrNameTooLong
-	}
 	r, err := e.call(ctx, "lookup", meta.RootCred, uint64(parent), name)
 	if err != nil {
 		return 0, meta.Attr{}, err
@@ -78,14 +74,8 @@ func setArgs(set meta.SetAttr) []any {
 	return []any{which, mode, uid, gid, as, an, ms, mn}
 }
 
-// maxLength is the largest file length; Lua's doubles are exact below it.
-const maxLength = 1 << 53
-
 // Truncate sets a regular file's length, see meta.Engine.
 func (e *Engine) Truncate(ctx context.Context, cred meta.Cred, ino meta.Ino, length uint64) (meta.Attr, error) {
-	if length > maxLength {
-		return meta.Attr{}, meta.ErrTooBig
-	}
 	r, err := e.call(ctx, "truncate", cred, uint64(ino), length)
 	if err != nil {
 		return meta.Attr{}, err
@@ -95,19 +85,6 @@ func (e *Engine) Truncate(ctx context.Context, cred meta.Cred, ino meta.Ino, len
 
 // Fallocate allocates, punches or zeroes a range, see meta.Engine.
 func (e *Engine) Fallocate(ctx context.Context, cred meta.Cred, ino meta.Ino, mode uint8, off, size uint64) (meta.Attr, error) {
-	known := meta.FallocKeepSize | meta.FallocPunchHole | meta.FallocZeroRange
-	switch {
-	case mode&^known != 0:
-		return meta.Attr{}, fmt.Errorf("fallocate mode %#x: %w", mode, meta.ErrNotSupported)
-	case mode&meta.FallocPunchHole != 0 && mode&meta.FallocKeepSize == 0:
-		return meta.Attr{}, fmt.Errorf("punching a hole needs keep-size: %w", meta.ErrNotSupported)
-	case mode&meta.FallocPunchHole != 0 && mode&meta.FallocZeroRange != 0:
-		return meta.Attr{}, meta.ErrNotSupported
-	case size == 0:
-		return meta.Attr{}, meta.ErrInvalid
-	case off > maxLength || size > maxLength || off+size > maxLength:
-		return meta.Attr{}, meta.ErrTooBig
-	}
 	r, err := e.call(ctx, "fallocate", cred, uint64(ino), mode, off, size)
 	if err != nil {
 		return meta.Attr{}, err

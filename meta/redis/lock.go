@@ -10,9 +10,6 @@ import (
 
 // Flock takes or drops a whole-file lock, see meta.Engine.
 func (e *Engine) Flock(ctx context.Context, ino meta.Ino, owner meta.LockOwner, typ uint32) error {
-	if typ > meta.LockUnlock {
-		return meta.ErrInvalid
-	}
 	_, err := e.call(ctx, "flock", meta.RootCred, uint64(ino), owner.Session, owner.Owner, typ)
 	return err
 }

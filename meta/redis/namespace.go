@@ -11,19 +11,7 @@ import (
 
 // Mknod creates an inode and its entry, see meta.Engine.
 func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, ino meta.Ino, typ meta.FileType, mode uint16, rdev uint32, target string) (meta.Attr, error) {
-	if err := meta.CheckName(name); err != nil {
-		return meta.Attr{}, err
-	}
-	if typ < meta.TypeFile || typ > meta.TypeSocket || ino <= meta.RootIno {
-		return meta.Attr{}, meta.ErrInvalid
-	}
 	if typ == meta.TypeSymlink {
-		if target == "" {
-			return meta.Attr{}, meta.ErrNotFound
-		}
-		if len(target) > meta.MaxSymlink {
-			return meta.Attr{}, meta.ErrNameTooLong
-		}
 		mode = 0777
 	}
 	r, err := e.call(ctx, "mknod", cred, uint64(parent), name, uint64(ino), uint8(typ), mode, rdev, target)
@@ -35,9 +23,6 @@ func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 
 // Link adds a hard link, see meta.Engine.
 func (e *Engine) Link(ctx context.Context, cred meta.Cred, ino meta.Ino, parent meta.Ino, name string) (meta.Attr, error) {
-	if err := meta.CheckName(name); err != nil {
-		return meta.Attr{}, err
-	}
 	r, err := e.call(ctx, "link", cred, uint64(ino), uint64(parent), name)
 	if err != nil {
 		return meta.Attr{}, err
@@ -47,9 +32,6 @@ func (e *Engine) Link(ctx context.Context, cred meta.Cred, ino meta.Ino, parent 
 
 // Unlink removes a non-directory entry, see meta.Engine.
 func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, sid uint64) (meta.Ino, meta.Attr, error) {
-	if err := checkExisting(name); err != nil {
-		return 0, meta.Attr{}, err
-	}
 	r, err := e.call(ctx, "unlink", cred, uint64(parent), name, sid)
 	if err != nil {
 		return 0, meta.Attr{}, err
@@ -59,34 +41,12 @@ func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, na
 
 // Rmdir removes an empty directory, see meta.Engine.
 func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) error {
-	if err := checkExisting(name); err != nil {
-		return err
-	}
 	_, err := e.call(ctx, "rmdir", cred, uint64(parent), name)
 	return err
 }
 
-// checkExisting rejects a name that no entry can have.
-func checkExisting(name string) error {
-	if name == "." {
-		return meta.ErrInvalid
-	}
-	if name == ".." {
-		return meta.ErrNotEmpty
-	}
-	return meta.CheckName(name)
-}
-
 // Rename moves an entry with renameat2 semantics, see meta.Engine.
 func (e *Engine) Rename(ctx context.Context, cred meta.Cred, srcParent meta.Ino, srcName string, dstParent meta.Ino, dstName string, flags uint32, sid uint64) (meta.Ino, meta.Attr, meta.Ino, error) {
-	if flags&^(meta.RenameNoReplace|meta.RenameExchange) != 0 || flags == meta.RenameNoReplace|meta.RenameExchange {
-		return 0, meta.Attr{}, 0, meta.ErrInvalid
-	}
-	for _, n := range []string{srcName, dstName} {
-		if err := meta.CheckName(n); err != nil {
-			return 0, meta.Attr{}, 0, err
-		}
-	}
 	r, err := e.call(ctx, "rename", cred, uint64(srcParent), srcName, uint64(dstParent), dstName, flags, sid)
 	if err != nil {
 		return 0, meta.Attr{}, 0, err

@@ -55,31 +55,12 @@ func (e *Engine) ListXattr(ctx context.Context, ino meta.Ino) ([]string, error) 
 
 // SetXattr sets an extended attribute, see meta.Engine.
 func (e *Engine) SetXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, name string, value []byte, flags uint32) error {
-	if err := checkXattr(name); err != nil {
-		return err
-	}
-	if len(value) > meta.MaxXattrValue {
-		return meta.ErrRange
-	}
-	if flags&^(meta.XattrCreate|meta.XattrReplace) != 0 || flags == meta.XattrCreate|meta.XattrReplace {
-		return meta.ErrInvalid
-	}
 	_, err := e.call(ctx, "setxattr", cred, uint64(ino), name, value, flags)
 	return err
 }
 
 // RemoveXattr removes an extended attribute, see meta.Engine.
 func (e *Engine) RemoveXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, name string) error {
-	if err := checkXattr(name); err != nil {
-		return err
-	}
 	_, err := e.call(ctx, "removexattr", cred, uint64(ino), name)
 	return err
-}
-
-func checkXattr(name string) error {
-	if name == "" || len(name) > meta.MaxXattrName {
-		return meta.ErrRange
-	}
-	return nil
 }

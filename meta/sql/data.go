@@ -230,9 +230,6 @@ func (c *conn) hideRange(ino meta.Ino, off, end uint64) error {
 
 // Truncate sets a regular file's length.
 func (e *Engine) Truncate(ctx context.Context, cred meta.Cred, ino meta.Ino, length uint64) (meta.Attr, error) {
-	if length > maxLength {
-		return meta.Attr{}, meta.ErrTooBig
-	}
 	if e.d.routines {
 		a, err := e.truncateRoutine(ctx, cred, ino, length)
 		if err != errMissingRoutine {
@@ -272,18 +269,6 @@ func (e *Engine) Fallocate(ctx context.Context, cred meta.Cred, ino meta.Ino, mo
 	keep := mode&meta.FallocKeepSize != 0
 	punch := mode&meta.FallocPunchHole != 0
 	zero := mode&meta.FallocZeroRange != 0
-	switch {
-	case size == 0 || int64(off) < 0 || int64(size) < 0:
-		return meta.Attr{}, meta.ErrInvalid
-	case mode&^(meta.FallocKeepSize|meta.FallocPunchHole|meta.FallocZeroRange) != 0:
-		return meta.Attr{}, meta.ErrNotSupported
-	case punch && zero:
-		return meta.Attr{}, meta.ErrInvalid
-	case punch && !keep:
-		return meta.Attr{}, meta.ErrNotSupported
-	case off+size > maxLength:
-		return meta.Attr{}, meta.ErrTooBig
-	}
 	end := off + size
 	if e.d.routines {
 		a, err := e.fallocateRoutine(ctx, cred, ino, mode, off, end)

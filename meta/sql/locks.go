@@ -11,9 +11,6 @@ import (
 
 // Flock takes or drops a whole-file lock without waiting.
 func (e *Engine) Flock(ctx context.Context, ino meta.Ino, owner meta.LockOwner, typ uint32) error {
-	if typ != meta.LockRead && typ != meta.LockWrite && typ != meta.LockUnlock {
-		return meta.ErrInvalid
-	}
 	if e.d.routines {
 		if err := e.flockRoutine(ctx, ino, owner, typ); err != errMissingRoutine {
 			return err
@@ -132,21 +129,8 @@ func conflicting(all []ownerLocks, owner meta.LockOwner, l meta.Lock) (meta.Lock
 	return meta.Lock{}, false
 }
 
-func checkLock(l meta.Lock) error {
-	if l.Type != meta.LockRead && l.Type != meta.LockWrite && l.Type != meta.LockUnlock {
-		return meta.ErrInvalid
-	}
-	if l.Start > l.End {
-		return meta.ErrInvalid
-	}
-	return nil
-}
-
 // GetLk returns another owner's lock that l conflicts with, or l unlocked.
 func (e *Engine) GetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, l meta.Lock) (meta.Lock, error) {
-	if err := checkLock(l); err != nil || l.Type == meta.LockUnlock {
-		return meta.Lock{}, meta.ErrInvalid
-	}
 	var out meta.Lock
 	err := e.read(ctx, func(c *conn) error {
 		all, err := c.plocks(ino)
@@ -166,9 +150,6 @@ func (e *Engine) GetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 
 // SetLk sets or clears a byte-range lock without waiting.
 func (e *Engine) SetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, l meta.Lock) error {
-	if err := checkLock(l); err != nil {
-		return err
-	}
 	if e.d.routines {
 		if err := e.setLkRoutine(ctx, ino, owner, l); err != errMissingRoutine {
 			return err

@@ -11,9 +11,6 @@ import (
 
 // Lookup finds name in parent with one query joining entry and inode.
 func (e *Engine) Lookup(ctx context.Context, parent meta.Ino, name string) (meta.Ino, meta.Attr, error) {
-	if err := meta.CheckName(name); err != nil {
-		return 0, meta.Attr{}, err
-	}
 	var ino int64
 	var a meta.Attr
 	err := e.read(ctx, func(c *conn) error {

@@ -105,20 +105,6 @@ type dirEmptiness struct{ known, hasEntries bool }
 
 // Mknod creates an inode of any type and its entry.
 func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, ino meta.Ino, typ meta.FileType, mode uint16, rdev uint32, target string) (meta.Attr, error) {
-	if err := meta.CheckName(name); err != nil {
-		return meta.Attr{}, err
-	}
-	if typ < meta.TypeFile || typ > meta.TypeSocket || ino == 0 {
-		return meta.Attr{}, meta.ErrInvalid
-	}
-	if typ == meta.TypeSymlink {
-		if target == "" {
-			return meta.Attr{}, meta.ErrNotFound
-		}
-		if len(target) > meta.MaxSymlink {
-			return meta.Attr{}, meta.ErrNameTooLong
-		}
-	}
 	if e.d.routines {
 		a, err := e.mknodRoutine(ctx, cred, parent, name, ino, typ, mode, rdev, target)
 		if err != errMissingRoutine {
@@ -168,9 +154,6 @@ func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 
 // Link adds parent/name for an existing non-directory.
 func (e *Engine) Link(ctx context.Context, cred meta.Cred, ino meta.Ino, parent meta.Ino, name string) (meta.Attr, error) {
-	if err := meta.CheckName(name); err != nil {
-		return meta.Attr{}, err
-	}
 	if e.d.routines {
 		a, err := e.linkRoutine(ctx, cred, ino, parent, name)
 		if err != errMissingRoutine {
@@ -231,9 +214,6 @@ func (e *Engine) Link(ctx context.Context, cred meta.Cred, ino meta.Ino, parent 
 // Unlink removes a non-directory's entry; an inode left without links
 // becomes an orphan of session sid.
 func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, sid uint64) (meta.Ino, meta.Attr, error) {
-	if err := meta.CheckName(name); err != nil {
-		return 0, meta.Attr{}, err
-	}
 	if e.d.routines {
 		ino, a, err := e.unlinkRoutine(ctx, cred, parent, name, sid)
 		if err != errMissingRoutine {
@@ -284,9 +264,6 @@ func (c *conn) dropLink(ino meta.Ino, a *meta.Attr, now int64, sid uint64) error
 
 // Rmdir removes an empty directory.
 func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) error {
-	if err := meta.CheckName(name); err != nil {
-		return err
-	}
 	if e.d.routines {
 		if err := e.rmdirRoutine(ctx, cred, parent, name); err != errMissingRoutine {
 			return err

@@ -2,23 +2,12 @@ package sql
 
 import (
 	"context"
-	"syscall"
 
 	"cairn/meta"
 )
 
-func checkXattrName(name string) error {
-	if name == "" || len(name) > meta.MaxXattrName {
-		return meta.ErrRange
-	}
-	return nil
-}
-
 // GetXattr reads one extended attribute.
 func (e *Engine) GetXattr(ctx context.Context, ino meta.Ino, name string) ([]byte, error) {
-	if err := checkXattrName(name); err != nil {
-		return nil, err
-	}
 	var v []byte
 	err := e.read(ctx, func(c *conn) error {
 		err := c.queryRow("SELECT value FROM cairn_xattr WHERE ino = ? AND name = ?", int64(ino), nameArg(name)).Scan(&v)
@@ -79,15 +68,6 @@ func (c *conn) lockOwned(ino meta.Ino, cred meta.Cred) (meta.Attr, error) {
 
 // SetXattr creates or replaces an extended attribute.
 func (e *Engine) SetXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, name string, value []byte, flags uint32) error {
-	if err := checkXattrName(name); err != nil {
-		return err
-	}
-	if len(value) > meta.MaxXattrValue {
-		return syscall.E2BIG
-	}
-	if flags&^(meta.XattrCreate|meta.XattrReplace) != 0 || flags == meta.XattrCreate|meta.XattrReplace {
-		return meta.ErrInvalid
-	}
 	if e.d.routines {
 		if err := e.setXattrRoutine(ctx, cred, ino, name, value, flags); err != errMissingRoutine {
 			return err
@@ -104,10 +84,10 @@ func (e *Engine) SetXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, nam
 				return err
 			}
 			exists := err == nil
-			if exists && flags == meta.XattrCreate {
+			if exists && flags&meta.XattrCreate != 0 {
 				return meta.ErrExists
 			}
-			if !exists && flags == meta.XattrReplace {
+			if !exists && flags&meta.XattrReplace != 0 {
 				return meta.ErrNoAttr
 			}
 		}
@@ -122,9 +102,6 @@ func (e *Engine) SetXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, nam
 
 // RemoveXattr deletes an extended attribute.
 func (e *Engine) RemoveXattr(ctx context.Context, cred meta.Cred, ino meta.Ino, name string) error {
-	if err := checkXattrName(name); err != nil {
-		return err
-	}
 	if e.d.routines {
 		if err := e.removeXattrRoutine(ctx, cred, ino, name); err != errMissingRoutine {
 			return err
