@@ -34,6 +34,11 @@ func TestXattrs(t *testing.T) {
 	wantErrno(t, unix.Setxattr(f, "user.size", []byte("big"), unix.XATTR_REPLACE), unix.ENODATA, "XATTR_REPLACE on a missing name")
 	must(t, unix.Setxattr(f, "user.color", []byte("red"), unix.XATTR_REPLACE), "XATTR_REPLACE")
 	must(t, unix.Setxattr(f, "user.size", []byte("big"), unix.XATTR_CREATE), "XATTR_CREATE")
+	// Both flags: the kernel passes them on, and Linux's file systems fail
+	// either way, setting nothing.
+	both := unix.XATTR_CREATE | unix.XATTR_REPLACE
+	wantErrno(t, unix.Setxattr(f, "user.color", []byte("both"), both), unix.EEXIST, "XATTR_CREATE|XATTR_REPLACE on an existing name")
+	wantErrno(t, unix.Setxattr(f, "user.both", []byte("both"), both), unix.ENODATA, "XATTR_CREATE|XATTR_REPLACE on a missing name")
 	if got, _ := get(f, "user.color"); string(got) != "red" {
 		t.Errorf("after XATTR_REPLACE: %q, want red", got)
 	}

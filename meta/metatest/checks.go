@@ -2,6 +2,7 @@ package metatest
 
 import (
 	"bytes"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -82,8 +83,8 @@ func nameCases() []checkCase {
 	var cases []checkCase
 	for _, b := range bad {
 		name := b.name
-		label := name
-		if len(label) > 20 {
+		label := fmt.Sprintf("%q", name)
+		if len(name) > meta.MaxName {
 			label = "a 256-byte name"
 		}
 		cases = append(cases,
