@@ -22,6 +22,12 @@ import (
 // Every mutating method updates ctime/mtime exactly as Linux does and keeps
 // nlink, the volume's Usage, and directory link counts exact.
 //
+// Callers reach an engine through Checked (engines.Open returns every
+// engine so, and NewClient puts any engine behind it), which refuses bad arguments — names, xattr names, sizes
+// and flags, rename flags, Mknod's type, inode number and target,
+// lengths, fallocate modes, lock types — with Linux's errno before the
+// engine sees them: an engine does not check them again.
+//
 // All methods are safe for concurrent use.
 type Engine interface {
 	// Name is the engine's scheme, e.g. "sqlite3" or "mem".
