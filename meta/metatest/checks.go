@@ -127,6 +127,10 @@ func argumentCases() []checkCase {
 		{"Mknod of inode 0", mknodCall("x", at(0), meta.TypeFile, ""), meta.ErrInvalid},
 		{"Mknod of the root's inode number", mknodCall("x", at(meta.RootIno), meta.TypeFile, ""), meta.ErrInvalid},
 		{"mkdir of the root's inode number", mknodCall("x", at(meta.RootIno), meta.TypeDirectory, ""), meta.ErrInvalid},
+		{"Link of the root", func(x *env, fx checkFixture) error {
+			_, err := x.e.Link(x.ctx, meta.RootCred, meta.RootIno, fx.d, "root")
+			return err
+		}, meta.ErrNotPermitted},
 		{"Mknod of type 0", mknodCall("x", freshIno, 0, ""), meta.ErrInvalid},
 		{"Mknod of an unknown type", mknodCall("x", freshIno, meta.TypeSocket+1, ""), meta.ErrInvalid},
 		{"symlink with an empty target", mknodCall("x", freshIno, meta.TypeSymlink, ""), meta.ErrNotFound},
