@@ -11,15 +11,6 @@ import (
 // Rename moves or exchanges entries with renameat2's rules, checked in the
 // order Linux checks them.
 func (e *Engine) Rename(ctx context.Context, cred meta.Cred, sp meta.Ino, sn string, dp meta.Ino, dn string, flags uint32, sid uint64) (moved meta.Ino, attr meta.Attr, replaced meta.Ino, err error) {
-	if flags&^(meta.RenameNoReplace|meta.RenameExchange) != 0 || flags == meta.RenameNoReplace|meta.RenameExchange {
-		return 0, meta.Attr{}, 0, meta.ErrInvalid
-	}
-	if err := meta.CheckName(sn); err != nil {
-		return 0, meta.Attr{}, 0, err
-	}
-	if err := meta.CheckName(dn); err != nil {
-		return 0, meta.Attr{}, 0, err
-	}
 	if e.d.routines {
 		moved, attr, replaced, err = e.renameRoutine(ctx, cred, sp, sn, dp, dn, flags, sid)
 		if err != errMissingRoutine {

@@ -11,8 +11,8 @@ BEGIN
 		IF c_uid <> 0 AND c_uid <> v_owner THEN SET r_errno = 1; LEAVE body; END IF; -- EPERM
 		IF p_flags <> 0 THEN
 			SELECT 1 INTO v_one FROM cairn_xattr WHERE ino = p_ino AND name = p_name;
-			IF v_one IS NOT NULL AND p_flags = 1 THEN SET r_errno = 17; LEAVE body; END IF; -- EEXIST
-			IF v_one IS NULL AND p_flags = 2 THEN SET r_errno = 61; LEAVE body; END IF;     -- ENODATA
+			IF v_one IS NOT NULL AND p_flags & 1 <> 0 THEN SET r_errno = 17; LEAVE body; END IF; -- EEXIST
+			IF v_one IS NULL AND p_flags & 2 <> 0 THEN SET r_errno = 61; LEAVE body; END IF;     -- ENODATA
 		END IF;
 		INSERT INTO cairn_xattr (ino, name, value) VALUES (p_ino, p_name, p_value)
 			ON DUPLICATE KEY UPDATE value = VALUES(value);

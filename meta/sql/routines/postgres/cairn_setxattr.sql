@@ -11,8 +11,8 @@ BEGIN
 	IF c_uid <> 0 AND c_uid <> owner THEN r_errno := 1; RETURN NEXT; RETURN; END IF; -- EPERM
 	IF p_flags <> 0 THEN
 		present := EXISTS (SELECT 1 FROM cairn_xattr WHERE ino = p_ino AND name = p_name);
-		IF present AND p_flags = 1 THEN r_errno := 17; RETURN NEXT; RETURN; END IF;     -- EEXIST
-		IF NOT present AND p_flags = 2 THEN r_errno := 61; RETURN NEXT; RETURN; END IF; -- ENODATA
+		IF present AND p_flags & 1 <> 0 THEN r_errno := 17; RETURN NEXT; RETURN; END IF;     -- EEXIST
+		IF NOT present AND p_flags & 2 <> 0 THEN r_errno := 61; RETURN NEXT; RETURN; END IF; -- ENODATA
 	END IF;
 	INSERT INTO cairn_xattr AS x (ino, name, value) VALUES (p_ino, p_name, p_value)
 		ON CONFLICT (ino, name) DO UPDATE SET value = excluded.value;
