@@ -91,6 +91,8 @@ func TestNoSpace(t *testing.T) {
 		failed = err
 	}
 	wantErrno(t, failed, unix.ENOSPC, "write 16 MiB into an 8 MiB volume")
+	// A length past the largest file is EFBIG, whatever the space left.
+	wantErrno(t, os.Truncate(v.path("big"), 1<<60), unix.EFBIG, "truncate to 2^60 on a full volume")
 	must(t, os.Remove(v.path("big")), "remove")
 
 	// Creating files beyond the inode limit fails with ENOSPC.

@@ -42,6 +42,11 @@ func (v *VFS) Fallocate(ctx context.Context, cred meta.Cred, fh uint64, ino meta
 	if v.cfg.ReadOnly {
 		return meta.ErrReadOnly
 	}
+	// The engine's check, asked early: a bad range must fail before the
+	// flush, and EFBIG before the capacity's ENOSPC, as on Linux.
+	if err := meta.CheckFallocate(mode, off, size); err != nil {
+		return err
+	}
 	if h, err := v.handle(fh); err == nil {
 		if !h.writable() {
 			return syscall.EBADF

@@ -81,6 +81,10 @@ func (v *VFS) SetAttr(ctx context.Context, cred meta.Cred, ino meta.Ino, set met
 
 // truncate commits f's buffered writes, then sets the length.
 func (v *VFS) truncate(ctx context.Context, cred meta.Cred, ino meta.Ino, size uint64) (meta.Attr, error) {
+	// The engine's check, asked early: EFBIG before the capacity's ENOSPC.
+	if err := meta.CheckTruncate(size); err != nil {
+		return meta.Attr{}, err
+	}
 	f := v.lookupFile(ino)
 	if f != nil {
 		if err := v.flush(ctx, f); err != nil {
