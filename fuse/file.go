@@ -1,7 +1,6 @@
 package fuse
 
 import (
-	"syscall"
 	"time"
 
 	gofuse "github.com/hanwen/go-fuse/v2/fuse"
@@ -79,7 +78,7 @@ func (fs *FS) Fallocate(cancel <-chan struct{}, in *gofuse.FallocateIn) gofuse.S
 	defer fs.observe("fallocate", time.Now())
 	const supported = uint32(meta.FallocKeepSize | meta.FallocPunchHole | meta.FallocZeroRange)
 	if in.Mode&^supported != 0 {
-		return gofuse.Status(syscall.EOPNOTSUPP)
+		return errno("fallocate", meta.ErrNotSupported)
 	}
 	return errno("fallocate", fs.v.Fallocate(ctxOf(cancel), fs.cred(&in.InHeader), in.Fh, meta.Ino(in.NodeId), uint8(in.Mode), in.Offset, in.Length))
 }

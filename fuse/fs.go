@@ -131,7 +131,7 @@ func (fs *FS) Mknod(cancel <-chan struct{}, in *gofuse.MknodIn, name string, out
 	defer fs.observe("mknod", time.Now())
 	typ := fileType(in.Mode)
 	if typ == 0 || typ == meta.TypeDirectory || typ == meta.TypeSymlink {
-		return gofuse.EINVAL
+		return errno("mknod", meta.ErrInvalid)
 	}
 	e, err := fs.v.Mknod(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, typ, uint16(in.Mode&07777), in.Rdev)
 	if err != nil {
@@ -231,7 +231,7 @@ func (fs *FS) GetXAttr(cancel <-chan struct{}, h *gofuse.InHeader, name string, 
 		return 0, errno("getxattr", err)
 	}
 	if len(dest) < len(val) {
-		return uint32(len(val)), gofuse.ERANGE
+		return uint32(len(val)), errno("getxattr", meta.ErrRange)
 	}
 	return uint32(copy(dest, val)), gofuse.OK
 }
@@ -248,7 +248,7 @@ func (fs *FS) ListXAttr(cancel <-chan struct{}, h *gofuse.InHeader, dest []byte)
 		buf = append(buf, 0)
 	}
 	if len(dest) < len(buf) {
-		return uint32(len(buf)), gofuse.ERANGE
+		return uint32(len(buf)), errno("listxattr", meta.ErrRange)
 	}
 	return uint32(copy(dest, buf)), gofuse.OK
 }

@@ -45,7 +45,7 @@ func (v *VFS) handle(fh uint64) (*handle, error) {
 	defer v.mu.Unlock()
 	h := v.handles[fh]
 	if h == nil {
-		return nil, syscall.EBADF
+		return nil, meta.ErrBadHandle
 	}
 	return h, nil
 }
@@ -167,7 +167,7 @@ func (v *VFS) Write(ctx context.Context, fh uint64, p []byte, off uint64) (int, 
 		return 0, err
 	}
 	if !h.writable() || h.file == nil {
-		return 0, syscall.EBADF
+		return 0, meta.ErrBadHandle
 	}
 	if v.cfg.ReadOnly {
 		return 0, meta.ErrReadOnly
@@ -215,7 +215,7 @@ func (v *VFS) Fsync(ctx context.Context, fh uint64) error {
 func (v *VFS) Release(ctx context.Context, fh uint64, flockOwner uint64) error {
 	h := v.dropHandle(fh)
 	if h == nil {
-		return syscall.EBADF
+		return meta.ErrBadHandle
 	}
 	var errs []error
 	h.mu.Lock()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"syscall"
 	"time"
 
 	"cairn/meta"
@@ -49,7 +48,7 @@ func (v *VFS) Fallocate(ctx context.Context, cred meta.Cred, fh uint64, ino meta
 	}
 	if h, err := v.handle(fh); err == nil {
 		if !h.writable() {
-			return syscall.EBADF
+			return meta.ErrBadHandle
 		}
 		// As ftruncate: the descriptor's mode was checked at open.
 		cred = meta.RootCred
@@ -94,7 +93,7 @@ func (v *VFS) CopyFileRange(ctx context.Context, fhIn uint64, offIn uint64, fhOu
 		return 0, err
 	}
 	if !in.readable() {
-		return 0, syscall.EBADF
+		return 0, meta.ErrBadHandle
 	}
 	buf := make([]byte, min(size, 1<<20))
 	var done uint64
@@ -221,7 +220,7 @@ func (v *VFS) SetLk(ctx context.Context, fh uint64, owner uint64, l meta.Lock, w
 		return err
 	}
 	if l.Type == meta.LockRead && !h.readable() || l.Type == meta.LockWrite && !h.writable() {
-		return syscall.EBADF
+		return meta.ErrBadHandle
 	}
 	if l.Type != meta.LockUnlock {
 		v.rememberLockOwner(h.ino, owner)
@@ -240,7 +239,7 @@ func poll(ctx context.Context, wait bool, try func() error) error {
 		}
 		select {
 		case <-ctx.Done():
-			return syscall.EINTR
+			return meta.ErrInterrupted
 		case <-time.After(delay):
 		}
 		delay = min(delay*2, 500*time.Millisecond)

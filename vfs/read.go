@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"syscall"
 
 	"cairn/meta"
 )
@@ -153,7 +152,7 @@ func (v *VFS) readChunk(ctx context.Context, view []meta.Slice, p []byte, pos ui
 // ENOENT, nor read zeros.
 func goneWhileOpen(ino meta.Ino, err error) error {
 	if errors.Is(err, meta.ErrNotFound) {
-		return fmt.Errorf("inode %d was deleted by another client while open here: %w", ino, syscall.ESTALE)
+		return fmt.Errorf("inode %d was deleted by another client while open here: %w", ino, meta.ErrStale)
 	}
 	return err
 }

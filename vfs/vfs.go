@@ -44,7 +44,7 @@ func (c *Config) defaults() {
 }
 
 // VFS is a mounted volume's file system. All methods are safe for
-// concurrent use. Errors are meta's sentinels (syscall.Errno values)
+// concurrent use. Errors are meta's sentinels (meta.Errno values)
 // possibly wrapped with context; anything else is an I/O error.
 type VFS struct {
 	client *meta.Client

@@ -2,7 +2,6 @@ package sql
 
 import (
 	"context"
-	"syscall"
 
 	"cairn/meta"
 )
@@ -287,7 +286,7 @@ func (e *Engine) Fallocate(ctx context.Context, cred meta.Cred, ino meta.Ino, mo
 			return meta.ErrIsDir
 		}
 		if a.Type != meta.TypeFile {
-			return syscall.ENODEV
+			return meta.ErrNoDevice
 		}
 		if err := meta.Access(&a, cred, meta.MayWrite); err != nil {
 			return err

@@ -119,9 +119,9 @@ func (e *Engine) callSettled(ctx context.Context, r routine, doing func() string
 		if settled != nil && ((err != nil && e.d.unknownOutcome(err)) || (broke && errno == int64(syscall.EEXIST))) {
 			broke = true
 			done, err2 := settled()
-			var own syscall.Errno
+			var own meta.Errno
 			switch {
-			case errors.As(err2, &own) && !networkErrno(own):
+			case errors.As(err2, &own):
 				return false, err2 // the operation's own result after all
 			case err2 != nil:
 				return true, fmt.Errorf("%w: the connection broke while %s: %v; then: %v", meta.ErrIO, doing(), err, err2)
@@ -144,7 +144,7 @@ func (e *Engine) callSettled(ctx context.Context, r routine, doing func() string
 		case errno == int64(syscall.EIO):
 			return false, fmt.Errorf("%s: an entry names a missing inode: %w", doing(), meta.ErrIO)
 		case errno > 0:
-			return false, syscall.Errno(errno)
+			return false, meta.Errno(errno)
 		}
 		return false, nil
 	})

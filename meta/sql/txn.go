@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"syscall"
 	"time"
 
 	"cairn/meta"
@@ -214,8 +213,8 @@ func (e *Engine) retry(ctx context.Context, attempt func() (committing bool, err
 			e.connected.Store(true)
 			return nil
 		}
-		var errno syscall.Errno
-		if errors.As(err, &errno) && !networkErrno(errno) {
+		var errno meta.Errno
+		if errors.As(err, &errno) {
 			return err // the operation's own POSIX result
 		}
 		var wait time.Duration
