@@ -32,6 +32,10 @@ type Options struct {
 	// Retries is how many times a failed request to a remote store is tried
 	// again before the error is returned (default 5; negative: none).
 	Retries int
+	// RetryFor, when positive, replaces Retries: a failed request to a
+	// remote store is tried again until this much time has passed since
+	// its first attempt (a mount's --io-timeout).
+	RetryFor time.Duration
 	// DeferSync lets the file store's Put return before the object is
 	// flushed to disk; the store's Sync (see Syncer) then flushes all at
 	// once. For callers that call Sync before they rely on their objects.
@@ -63,6 +67,9 @@ func Open(storage, bucket string, opts Options) (Store, error) {
 		s, err := NewS3(bucket, opts)
 		if err != nil {
 			return nil, err
+		}
+		if opts.RetryFor > 0 {
+			return WithRetryFor(s, opts.RetryFor, opts.Timeout), nil
 		}
 		return WithRetry(s, opts.Retries, opts.Timeout), nil
 	default:

@@ -28,6 +28,7 @@ type retrying struct {
 	Store
 	retries int
 	timeout time.Duration
+	budget  time.Duration // > 0: retry until this much time has passed, whatever retries says
 }
 
 // WithRetry wraps s with timeouts and retries (retries < 0: none; 0 and
@@ -45,11 +46,30 @@ func WithRetry(s Store, retries int, timeout time.Duration) Store {
 	return &retrying{Store: s, retries: retries, timeout: timeout}
 }
 
+// WithRetryFor wraps s like WithRetry, but a failing call is tried again
+// until budget has passed since its first attempt (however many attempts
+// that is), and no attempt runs past that: a store that went away is
+// waited for that long, then the call fails.
+func WithRetryFor(s Store, budget, timeout time.Duration) Store {
+	r := WithRetry(s, 0, timeout).(*retrying)
+	r.budget = budget
+	return r
+}
+
 func (r *retrying) do(ctx context.Context, what string, f func(ctx context.Context) error) error {
 	backoff := firstBackoff
+	var deadline time.Time
+	if r.budget > 0 {
+		deadline = time.Now().Add(r.budget)
+	}
 	var err error
-	for attempt := 0; ; attempt++ {
-		actx, cancel := context.WithTimeout(ctx, r.timeout)
+	attempt := 0
+	for ; ; attempt++ {
+		timeout := r.timeout
+		if !deadline.IsZero() {
+			timeout = min(timeout, time.Until(deadline))
+		}
+		actx, cancel := context.WithTimeout(ctx, timeout)
 		err = f(actx)
 		cancel()
 		if err == nil || errors.Is(err, ErrNotExist) || errors.Is(err, ErrPermanent) {
@@ -58,10 +78,14 @@ func (r *retrying) do(ctx context.Context, what string, f func(ctx context.Conte
 		if ctx.Err() != nil {
 			return err
 		}
-		if attempt >= r.retries {
+		pause := backoff/2 + rand.N(backoff/2+1)
+		if !deadline.IsZero() {
+			if pause = min(pause, time.Until(deadline)); pause <= 0 {
+				break
+			}
+		} else if attempt >= r.retries {
 			break
 		}
-		pause := backoff/2 + rand.N(backoff/2+1)
 		select {
 		case <-ctx.Done():
 			return err
@@ -71,7 +95,7 @@ func (r *retrying) do(ctx context.Context, what string, f func(ctx context.Conte
 			backoff = maxBackoff
 		}
 	}
-	return fmt.Errorf("%s on %s failed %d times, giving up: %w", what, r.Store, r.retries+1, err)
+	return fmt.Errorf("%s on %s failed %d times, giving up: %w", what, r.Store, attempt+1, err)
 }
 
 func (r *retrying) Create(ctx context.Context) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"cairn/meta"
 	"cairn/meta/engines"
@@ -12,8 +13,10 @@ import (
 
 // openObjects opens the object store of the volume and proves that it
 // answers, so that bad credentials, an unreachable endpoint or a missing
-// bucket are one line when the volume is opened, not EIO later.
-func openObjects(ctx context.Context, format meta.Format, opts object.Options) (object.Store, error) {
+// bucket are one line when the volume is opened, not EIO later. It asks
+// with the store's few quick retries; the store it returns waits up to
+// ioTimeout (when positive) for a store that goes away.
+func openObjects(ctx context.Context, format meta.Format, opts object.Options, ioTimeout time.Duration) (object.Store, error) {
 	if err := checkCredentials(format.Storage, opts); err != nil {
 		return nil, fmt.Errorf("volume %q keeps its blocks in %s: %w", format.Name, engines.Redact(format.Bucket), err)
 	}
@@ -30,6 +33,12 @@ func openObjects(ctx context.Context, format meta.Format, opts object.Options) (
 				return nil, fmt.Errorf("volume %q: %w", format.Name, err)
 			}
 			return nil, fmt.Errorf("the object store of volume %q does not answer: %w", format.Name, err)
+		}
+		if ioTimeout > 0 {
+			opts.RetryFor = ioTimeout
+			if obj, err = object.Open(format.Storage, format.Bucket, opts); err != nil {
+				return nil, fmt.Errorf("open the object store of volume %q: %w", format.Name, err)
+			}
 		}
 	}
 	return obj, nil

@@ -1,6 +1,8 @@
 package volume
 
 import (
+	"time"
+
 	"cairn/chunk"
 	"cairn/meta"
 	"cairn/object"
@@ -28,6 +30,13 @@ type Options struct {
 	// Client configures the metadata client: cache lifetimes, permission
 	// checks, and the description of its session.
 	Client meta.ClientConfig
+	// IOTimeout is how long an operation of the file system waits for a
+	// metadata server or object store that does not answer (stopped,
+	// restarting, unreachable) before it fails with EIO: Open wraps the
+	// engine with meta.WithServerWait and gives the object store this
+	// retry budget (object.Options.RetryFor) once it has answered. 0
+	// leaves the engine's and the store's own retries alone.
+	IOTimeout time.Duration
 	// VFS configures the file system: read-only, permission checks on
 	// open, flush and compaction.
 	VFS vfs.Config

@@ -81,8 +81,12 @@ func Open(ctx context.Context, metaURL string, opts Options) (*Volume, error) {
 
 func (v *Volume) openFileSystem(ctx context.Context, opts Options) error {
 	var err error
-	if v.Objects, err = openObjects(ctx, v.Format, opts.Store); err != nil {
+	if v.Objects, err = openObjects(ctx, v.Format, opts.Store, opts.IOTimeout); err != nil {
 		return err
+	}
+	if opts.IOTimeout > 0 {
+		// From here on, a server that goes away is waited for.
+		v.Engine = meta.WithServerWait(v.Engine, opts.IOTimeout)
 	}
 	if v.Blocks, err = openBlocks(v.Objects, v.Format, opts); err != nil {
 		return err

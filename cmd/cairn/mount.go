@@ -42,6 +42,7 @@ type mountFlags struct {
 	attrCache     time.Duration
 	entryCache    time.Duration
 	dirEntryCache time.Duration
+	ioTimeout     time.Duration
 	readOnly      bool
 	options       stringList
 	logFile       string
@@ -63,6 +64,7 @@ func runMount(args []string) error {
 	fs.DurationVar(&f.attrCache, "attr-cache", time.Second, "how long attributes are cached")
 	fs.DurationVar(&f.entryCache, "entry-cache", time.Second, "how long file names are cached")
 	fs.DurationVar(&f.dirEntryCache, "dir-entry-cache", time.Second, "how long directory names are cached")
+	fs.DurationVar(&f.ioTimeout, "io-timeout", meta.DefaultIOTimeout, "how long an operation waits for a metadata server or object store that does not answer before it fails with EIO")
 	fs.BoolVar(&f.readOnly, "read-only", false, "mount read-only")
 	fs.Var(&f.options, "o", "FUSE mount options, comma-separated (allow_other, writeback_cache, default_permissions, ...)")
 	fs.StringVar(&f.logFile, "log", "", "log file in the background (default CACHE-DIR/mount.log, or stderr in the foreground)")
@@ -74,6 +76,9 @@ func runMount(args []string) error {
 		return err
 	}
 	metaURL, mountpoint := pos[0], pos[1]
+	if f.ioTimeout <= 0 {
+		return fmt.Errorf("--io-timeout must be positive, e.g. 1m")
+	}
 	if mountpoint, err = checkMountpoint(mountpoint); err != nil {
 		return err
 	}
@@ -207,9 +212,10 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	host, _ := os.Hostname()
 	ctx := context.Background()
 	vol, err := volume.Open(ctx, metaURL, volume.Options{
-		Store:    f.store.options(),
-		CacheDir: f.cacheDir,
-		Blocks:   f.data.blocks(int64(f.bufferSize), int64(f.cacheSize)),
+		Store:     f.store.options(),
+		CacheDir:  f.cacheDir,
+		IOTimeout: f.ioTimeout,
+		Blocks:    f.data.blocks(int64(f.bufferSize), int64(f.cacheSize)),
 		Client: meta.ClientConfig{
 			AttrTimeout:     f.attrCache,
 			EntryTimeout:    f.entryCache,

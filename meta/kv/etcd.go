@@ -13,6 +13,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"cairn/meta"
 )
 
 // etcd's default limits: operations (and compares) per transaction, and
@@ -100,8 +102,14 @@ func (s *EtcdStore) call(ctx context.Context, idempotent bool, f func(ctx contex
 			time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
 			continue
 		}
-		return fmt.Errorf("etcd cluster %s unavailable (quorum lost or no member reachable; check that a majority of members is up): %w",
-			strings.Join(s.cli.Endpoints(), ","), err)
+		// Without a leader the request was not carried out; after a
+		// timeout it may still be.
+		gone := meta.ErrUnavailable
+		if noLeader {
+			gone = meta.ErrUnreachable
+		}
+		return fmt.Errorf("etcd cluster %s unavailable (quorum lost or no member reachable; check that a majority of members is up): %w (%w)",
+			strings.Join(s.cli.Endpoints(), ","), err, gone)
 	}
 }
 
