@@ -40,6 +40,8 @@ func helperMain(args []string) int {
 		return helperGetlk(args[1:])
 	case "writefiles":
 		return helperWriteFiles(args[1:])
+	case "serverops":
+		return helperServerOps(args[1:])
 	default:
 		fmt.Printf("unknown helper command %q\n", args[0])
 		return 2

@@ -190,15 +190,19 @@ func (c *EtcdCluster) Kill(i int) {
 	m.cmd = nil
 }
 
-// Restart starts killed member i again on its data directory and waits
-// until it has rejoined the cluster.
-func (c *EtcdCluster) Restart(i int) {
+// Restart starts killed members again on their data directories and
+// waits until each has rejoined the cluster. Members that make up a
+// quorum only together (two of three killed) are started together.
+func (c *EtcdCluster) Restart(members ...int) {
 	c.t.Helper()
-	err := c.startProcess(i)
-	if err == nil {
-		err = c.waitHealthy(i, 30*time.Second)
+	for _, i := range members {
+		if err := c.startProcess(i); err != nil {
+			c.t.Fatal(err)
+		}
 	}
-	if err != nil {
-		c.t.Fatal(err)
+	for _, i := range members {
+		if err := c.waitHealthy(i, 30*time.Second); err != nil {
+			c.t.Fatal(err)
+		}
 	}
 }
