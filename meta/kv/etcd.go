@@ -91,7 +91,10 @@ func (s *EtcdStore) call(ctx context.Context, idempotent bool, f func(ctx contex
 			return fmt.Errorf("etcd: revision gone: %w", ErrTxnConflict)
 		}
 		noLeader := errors.Is(err, rpctypes.ErrNoLeader) || errors.Is(err, rpctypes.ErrGRPCNoLeader)
-		transient := noLeader || timedOut || errors.Is(err, context.DeadlineExceeded) ||
+		// A member that lost its quorum may answer a read it could not
+		// confirm with its own timeout, as an error of unknown code.
+		serverTimeout := status.Code(err) == codes.Unknown && status.Convert(err).Message() == context.DeadlineExceeded.Error()
+		transient := noLeader || timedOut || serverTimeout || errors.Is(err, context.DeadlineExceeded) ||
 			errors.Is(err, rpctypes.ErrTimeout) || errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail) ||
 			errors.Is(err, rpctypes.ErrTimeoutDueToConnectionLost) || errors.Is(err, rpctypes.ErrLeaderChanged) ||
 			status.Code(err) == codes.Unavailable || status.Code(err) == codes.DeadlineExceeded
