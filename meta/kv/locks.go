@@ -3,7 +3,6 @@ package kv
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"cairn/meta"
 )
@@ -42,11 +41,6 @@ func decodeLocks(b []byte) ([]lockRecord, error) {
 		})
 	}
 	return rs, nil
-}
-
-// conflicts reports whether r, held by another owner, blocks l.
-func conflicts(r lockRecord, l meta.Lock) bool {
-	return r.Start <= l.End && l.Start <= r.End && (r.Type == meta.LockWrite || l.Type == meta.LockWrite)
 }
 
 // locks reads the lock list of kind (subFlock, subPlock) of ino, checking
@@ -96,7 +90,7 @@ func (e *Engine) Flock(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 			if r.LockOwner == owner {
 				continue
 			}
-			if typ != meta.LockUnlock && conflicts(r, whole) {
+			if typ != meta.LockUnlock && meta.LocksConflict(r.Lock, whole) {
 				return meta.ErrAgain
 			}
 			kept = append(kept, r)
@@ -123,7 +117,7 @@ func (e *Engine) GetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 			return err
 		}
 		for _, r := range rs {
-			if r.LockOwner != owner && conflicts(r, l) {
+			if r.LockOwner != owner && meta.LocksConflict(r.Lock, l) {
 				out = r.Lock
 				return nil
 			}
@@ -142,60 +136,26 @@ func (e *Engine) SetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 		if err != nil {
 			return err
 		}
-		var others, mine []lockRecord
+		var kept []lockRecord
+		var mine []meta.Lock
 		for _, r := range rs {
-			if r.LockOwner != owner {
-				if l.Type != meta.LockUnlock && conflicts(r, l) {
-					return meta.ErrAgain
-				}
-				others = append(others, r)
+			if r.LockOwner == owner {
+				mine = append(mine, r.Lock)
 				continue
 			}
-			mine = append(mine, cutRange(r, l.Start, l.End)...)
+			if meta.LocksConflict(r.Lock, l) {
+				return meta.ErrAgain
+			}
+			kept = append(kept, r)
 		}
-		if l.Type != meta.LockUnlock {
-			mine = append(mine, lockRecord{owner, l})
+		for _, r := range meta.ApplyLock(mine, l) {
+			kept = append(kept, lockRecord{owner, r})
 		}
-		t.setLocks(ino, subPlock, owner.Session, append(others, mergeRanges(mine)...))
+		t.setLocks(ino, subPlock, owner.Session, kept)
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("setlk inode %d: %w", ino, err)
 	}
 	return nil
-}
-
-// cutRange removes [start, end] from r, leaving zero, one or two pieces.
-func cutRange(r lockRecord, start, end uint64) []lockRecord {
-	if r.End < start || r.Start > end {
-		return []lockRecord{r}
-	}
-	var out []lockRecord
-	if r.Start < start {
-		left := r
-		left.End = start - 1
-		out = append(out, left)
-	}
-	if r.End > end {
-		right := r
-		right.Start = end + 1
-		out = append(out, right)
-	}
-	return out
-}
-
-// mergeRanges sorts one owner's non-overlapping ranges and joins adjacent
-// ones of the same type, as fcntl does.
-func mergeRanges(rs []lockRecord) []lockRecord {
-	sort.Slice(rs, func(i, j int) bool { return rs[i].Start < rs[j].Start })
-	var out []lockRecord
-	for _, r := range rs {
-		if n := len(out); n > 0 && out[n-1].Type == r.Type && out[n-1].End != ^uint64(0) && out[n-1].End+1 >= r.Start {
-			out[n-1].End = max(out[n-1].End, r.End)
-			out[n-1].Pid = r.Pid
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
 }

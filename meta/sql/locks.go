@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"sort"
 
 	"cairn/meta"
 )
@@ -121,7 +120,7 @@ func conflicting(all []ownerLocks, owner meta.LockOwner, l meta.Lock) (meta.Lock
 			continue
 		}
 		for _, r := range o.ranges {
-			if r.End >= l.Start && r.Start <= l.End && (l.Type == meta.LockWrite || r.Type == meta.LockWrite) {
+			if meta.LocksConflict(r, l) {
 				return r, true
 			}
 		}
@@ -174,7 +173,7 @@ func (e *Engine) SetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 				mine = o.ranges
 			}
 		}
-		mine = applyLock(mine, l)
+		mine = meta.ApplyLock(mine, l)
 		if len(mine) == 0 {
 			_, err := c.exec("DELETE FROM cairn_plock WHERE ino = ? AND sid = ? AND owner = ?",
 				int64(ino), int64(owner.Session), int64(owner.Owner))
@@ -184,43 +183,4 @@ func (e *Engine) SetLk(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 			int64(ino), int64(owner.Session), int64(owner.Owner), encodeLocks(mine))
 		return err
 	})
-}
-
-// applyLock sets l over one owner's ranges as fcntl does: the part of
-// older ranges l covers is replaced, and touching ranges of one type merge.
-func applyLock(ranges []meta.Lock, l meta.Lock) []meta.Lock {
-	var out []meta.Lock
-	for _, r := range ranges {
-		if r.End < l.Start || r.Start > l.End {
-			out = append(out, r)
-			continue
-		}
-		if r.Start < l.Start {
-			left := r
-			left.End = l.Start - 1
-			out = append(out, left)
-		}
-		if r.End > l.End {
-			right := r
-			right.Start = l.End + 1
-			out = append(out, right)
-		}
-	}
-	if l.Type != meta.LockUnlock {
-		out = append(out, l)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Start < out[j].Start })
-	merged := out[:0]
-	for _, r := range out {
-		if n := len(merged); n > 0 {
-			last := &merged[n-1]
-			if last.Type == r.Type && last.End != ^uint64(0) && last.End+1 == r.Start {
-				last.End = r.End
-				last.Pid = r.Pid
-				continue
-			}
-		}
-		merged = append(merged, r)
-	}
-	return merged
 }

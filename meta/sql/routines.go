@@ -312,7 +312,7 @@ func (e *Engine) flockRoutine(ctx context.Context, ino meta.Ino, owner meta.Lock
 }
 
 // setLkRoutine is SetLk as one call of cairn_setlk. The owner's new
-// ranges are computed here (applyLock) from a copy of its current ones
+// ranges are computed here (meta.ApplyLock) from a copy of its current ones
 // that the engine keeps, which the routine checks against the stored
 // ranges; when another engine changed them (a session's locks cleaned up,
 // an inode deleted), they are read again and the call repeated.
@@ -325,7 +325,7 @@ func (e *Engine) setLkRoutine(ctx context.Context, ino meta.Ino, owner meta.Lock
 		if err != nil {
 			return err
 		}
-		next := encodeLocks(applyLock(mine, l))
+		next := encodeLocks(meta.ApplyLock(mine, l))
 		err = e.callRoutine(ctx, routineSetLk, func() string { return fmt.Sprintf("locking inode %d, it may or may not be locked", ino) },
 			[]any{int64(ino), int64(owner.Session), int64(owner.Owner), int64(l.Type),
 				binary.BigEndian.AppendUint64(nil, l.Start), binary.BigEndian.AppendUint64(nil, l.End), blobArg(oldRanges), blobArg(next)})
