@@ -11,6 +11,7 @@ func lockTests() []test {
 		{"SetLk/Conflict", testSetLkConflict},
 		{"SetLk/ReadShared", testSetLkReadShared},
 		{"SetLk/SplitMerge", testSetLkSplitMerge},
+		{"SetLk/MergedPid", testSetLkMergedPid},
 		{"SetLk/ToEnd", testSetLkToEnd},
 		{"SetLk/OwnersBySession", testSetLkOwners},
 		{"SetLk/Files", testSetLkFiles},
@@ -200,4 +201,26 @@ func testSetLkFiles(x *env) {
 	b := meta.LockOwner{Session: x.sid, Owner: 2}
 	x.want(nil, x.setLk(f, a, meta.LockWrite, 0, toEnd), "write lock on f")
 	x.want(nil, x.setLk(g, b, meta.LockWrite, 0, toEnd), "write lock on g by another owner")
+}
+
+// testSetLkMergedPid pins the pid GetLk reports for ranges that merged:
+// Linux extends the owner's existing lock, so the older range's pid
+// stays, even when the new request starts lower (meta.ApplyLock).
+func testSetLkMergedPid(x *env) {
+	f := x.create(meta.RootIno, "f")
+	a := meta.LockOwner{Session: x.sid, Owner: 1}
+	b := meta.LockOwner{Session: x.sid, Owner: 2}
+	set := func(start, end uint64, pid uint32) {
+		x.t.Helper()
+		x.want(nil, x.e.SetLk(x.ctx, f, a, meta.Lock{Type: meta.LockWrite, Start: start, End: end, Pid: pid}),
+			"write lock [%d,%d] by pid %d", start, end, pid)
+	}
+	set(10, 19, 7)
+	set(0, 9, 8) // touches [10,19]
+	x.held(f, b, 0, 0, meta.Lock{Type: meta.LockWrite, Start: 0, End: 19, Pid: 7})
+	set(30, 39, 9)
+	set(15, 35, 8) // bridges [0,19] and [30,39]
+	x.held(f, b, 0, 0, meta.Lock{Type: meta.LockWrite, Start: 0, End: 39, Pid: 7})
+	set(50, 59, 9)
+	x.held(f, b, 55, 55, meta.Lock{Type: meta.LockWrite, Start: 50, End: 59, Pid: 9})
 }

@@ -20,7 +20,8 @@ local function read_lock(i)
   return l
 end
 
--- conflict finds another owner's range that l may not coexist with.
+-- conflict finds another owner's range that l may not coexist with, as
+-- meta.LocksConflict decides.
 local function conflict(k, me, l)
   local all = redis.call('HGETALL', k)
   for i = 1, #all, 2 do
