@@ -10,45 +10,10 @@ import (
 	"testing"
 
 	"cairn/meta"
+	"cairn/meta/metatest"
 
 	goredis "github.com/redis/go-redis/v9"
 )
-
-// lockCaseStates are one owner's ranges before a request, as ApplyLock
-// leaves them, with distinct pids so that the pid a merge keeps shows.
-func lockCaseStates() [][]meta.Lock {
-	r := func(start, end uint64, pid uint32) meta.Lock {
-		return meta.Lock{Type: meta.LockRead, Start: start, End: end, Pid: pid}
-	}
-	w := func(start, end uint64, pid uint32) meta.Lock {
-		return meta.Lock{Type: meta.LockWrite, Start: start, End: end, Pid: pid}
-	}
-	return [][]meta.Lock{
-		nil,
-		{r(5, 9, 1)},
-		{w(5, 9, 1)},
-		{r(0, 4, 1), w(5, 9, 2), r(10, 14, 3)},
-		{w(0, 4, 1), r(10, 14, 2), w(20, math.MaxUint64, 3)},
-		{r(1, 1, 4), r(6, 9, 5), w(11, 19, 6)},
-		{r(0, math.MaxUint64, 7)},
-		{w(4, 5, 8), w(14, 15, 9), r(1<<53-2, 1<<53-1, 10)},
-	}
-}
-
-// lockCaseRequests are requests of every type over ranges whose ends fall
-// on, beside and between the states' ends, up to the end of the file.
-func lockCaseRequests() []meta.Lock {
-	points := []uint64{0, 1, 4, 5, 6, 9, 10, 11, 14, 15, 19, 20, 1<<53 - 1, math.MaxUint64}
-	var out []meta.Lock
-	for i, start := range points[:len(points)-1] {
-		for _, end := range points[i:] {
-			for _, typ := range []uint32{meta.LockRead, meta.LockWrite, meta.LockUnlock} {
-				out = append(out, meta.Lock{Type: typ, Start: start, End: end, Pid: 100})
-			}
-		}
-	}
-	return out
-}
 
 // packLuaLocks packs ranges as plock.lua stores them: type, start, end
 // (doubles; end is +Inf for "to the end of the file"), pid.
@@ -104,8 +69,8 @@ func TestLocksLuaMatchGo(t *testing.T) {
 	other := meta.LockOwner{Session: 6, Owner: 2}
 	field := func(o meta.LockOwner) string { return fmt.Sprintf("%d:%d", o.Session, o.Owner) }
 	cases := 0
-	for _, state := range lockCaseStates() {
-		for _, l := range lockCaseRequests() {
+	for _, state := range metatest.LockStates(1<<53 - 1) {
+		for _, l := range metatest.LockRequests(1<<53 - 1) {
 			if err := e.rdb.Del(ctx, key).Err(); err != nil {
 				t.Fatal(err)
 			}

@@ -181,12 +181,15 @@ func checkSetAttrRule(t *testing.T, e *Engine, creds []meta.Cred) (cases int) {
 }
 
 func TestPostgresRoutinesMatchGo(t *testing.T) {
-	checkRoutineRules(t, startPostgres(t).engine(t))
+	p := startPostgres(t)
+	checkRoutineRules(t, p.engine(t))
+	checkLockRoutine(t, p.engine(t))
 }
 
 func TestMariaDBRoutinesMatchGo(t *testing.T) {
 	m := &mariaEnv{srv: testenv.MariaDB(t)}
 	checkRoutineRules(t, m.engine(t))
+	checkLockRoutine(t, m.engine(t))
 }
 
 // checkRoutineUpgrade opens a volume as a later release would find one
