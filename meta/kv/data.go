@@ -112,16 +112,10 @@ func (e *Engine) Compact(ctx context.Context, ino meta.Ino, idx uint32, old []me
 		if err != nil {
 			return err
 		}
-		if len(list) < len(old) {
-			return meta.ErrConflict
+		if list, err = meta.CompactList(list, old, s); err != nil {
+			return err
 		}
-		for i := range old {
-			if list[i] != old[i] {
-				return meta.ErrConflict
-			}
-		}
-		rest := list[len(old):]
-		t.put(t.k.chunk(ino, idx), encodeSlices(append([]meta.Slice{s}, rest...)))
+		t.put(t.k.chunk(ino, idx), encodeSlices(list))
 		return t.changeRefs([]meta.Slice{s}, old)
 	})
 	if err != nil {

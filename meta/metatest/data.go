@@ -346,6 +346,7 @@ func testCompactConflict(x *env) {
 	merged := meta.Slice{ID: x.newSliceID(), Size: 200, Len: 200}
 	x.want(meta.ErrConflict, x.e.Compact(x.ctx, f, 0, []meta.Slice{s2}, merged), "Compact of records that are not the list's prefix")
 	x.want(meta.ErrConflict, x.e.Compact(x.ctx, f, 0, []meta.Slice{s2, s1}, merged), "Compact of the prefix in the wrong order")
+	x.want(meta.ErrInvalid, x.e.Compact(x.ctx, f, 0, nil, merged), "Compact of no records")
 	x.must(x.e.Compact(x.ctx, f, 0, []meta.Slice{s1, s2}, merged), "Compact")
 	again := meta.Slice{ID: x.newSliceID(), Size: 200, Len: 200}
 	x.want(meta.ErrConflict, x.e.Compact(x.ctx, f, 0, []meta.Slice{s1, s2}, again), "Compact of a prefix that was already compacted")

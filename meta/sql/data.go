@@ -322,15 +322,9 @@ func (e *Engine) Compact(ctx context.Context, ino meta.Ino, idx uint32, old []me
 		if err != nil {
 			return err
 		}
-		if len(list) < len(old) {
-			return meta.ErrConflict
+		if list, err = meta.CompactList(list, old, s); err != nil {
+			return err
 		}
-		for i := range old {
-			if list[i] != old[i] {
-				return meta.ErrConflict
-			}
-		}
-		list = append([]meta.Slice{s}, list[len(old):]...)
 		if err := c.putChunk(ino, idx, list); err != nil {
 			return err
 		}

@@ -1,7 +1,10 @@
 -- compact: ino, chunk index, the old records (concatenated), the new one.
+-- The old records must still be the first of the chunk's list, as
+-- meta.CompactList decides; compact_lua_test.go holds this port to it.
 local ino, idx, old, rec = tonumber(ARGV[A]), tonumber(ARGV[A + 1]), ARGV[A + 2], ARGV[A + 3]
 local k = k_chunk(ino, idx)
 local n = #old / SLEN
+if n == 0 then return fail('EINVAL') end
 local cur = redis.call('LRANGE', k, 0, n - 1)
 if #cur < n then return fail('CONFLICT') end
 local gone = {}
