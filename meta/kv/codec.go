@@ -9,6 +9,11 @@ import (
 
 var be = binary.BigEndian
 
+// An inode's attributes: type u8, mode u16, uid, gid, rdev, nlink u32,
+// length u64, atime, mtime, ctime (nanoseconds, i64), parent u64,
+// big-endian. meta/redis stores the same fields but splits each time in
+// seconds and nanoseconds for its Lua scripts, whose numbers are doubles;
+// nothing here runs in Lua, so a time stays one number.
 const attrSize = 1 + 2 + 4*4 + 8*5
 
 func encodeAttr(a *meta.Attr) []byte {
@@ -55,41 +60,6 @@ func decodeEntry(b []byte) (meta.FileType, meta.Ino, error) {
 		return 0, 0, fmt.Errorf("corrupt directory entry: %d bytes", len(b))
 	}
 	return meta.FileType(b[0]), meta.Ino(be.Uint64(b[1:])), nil
-}
-
-const sliceSize = 4 + 8 + 4 + 4 + 4
-
-func appendSlice(b []byte, s meta.Slice) []byte {
-	b = be.AppendUint32(b, s.Pos)
-	b = be.AppendUint64(b, s.ID)
-	b = be.AppendUint32(b, s.Size)
-	b = be.AppendUint32(b, s.Off)
-	return be.AppendUint32(b, s.Len)
-}
-
-func encodeSlices(list []meta.Slice) []byte {
-	b := make([]byte, 0, len(list)*sliceSize)
-	for _, s := range list {
-		b = appendSlice(b, s)
-	}
-	return b
-}
-
-func decodeSlices(b []byte) ([]meta.Slice, error) {
-	if len(b)%sliceSize != 0 {
-		return nil, fmt.Errorf("corrupt slice list: %d bytes", len(b))
-	}
-	list := make([]meta.Slice, 0, len(b)/sliceSize)
-	for ; len(b) > 0; b = b[sliceSize:] {
-		list = append(list, meta.Slice{
-			Pos:  be.Uint32(b),
-			ID:   be.Uint64(b[4:]),
-			Size: be.Uint32(b[12:]),
-			Off:  be.Uint32(b[16:]),
-			Len:  be.Uint32(b[20:]),
-		})
-	}
-	return list, nil
 }
 
 // counterValue decodes an 8-byte counter; a missing key is zero.

@@ -35,7 +35,7 @@ func (t *txn) chunk(ino meta.Ino, idx uint32) ([]meta.Slice, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeSlices(v)
+	return meta.DecodeSliceRecords(v)
 }
 
 // file reads a regular file's attributes: EISDIR for a directory, EINVAL
@@ -85,10 +85,10 @@ func (e *Engine) Write(ctx context.Context, ino meta.Ino, idx uint32, s meta.Sli
 		if err != nil {
 			return err
 		}
-		if len(v)%sliceSize != 0 {
+		if len(v)%meta.SliceRecordSize != 0 {
 			return fmt.Errorf("corrupt slice list: %d bytes", len(v))
 		}
-		n = len(v)/sliceSize + 1
+		n = len(v)/meta.SliceRecordSize + 1
 		end := uint64(idx)*meta.ChunkSize + uint64(s.Pos) + uint64(s.Len)
 		if end > a.Length {
 			if err := t.setLength(ino, &a, end); err != nil {
@@ -97,7 +97,7 @@ func (e *Engine) Write(ctx context.Context, ino meta.Ino, idx uint32, s meta.Sli
 		}
 		a.Mtime, a.Ctime = mtime, mtime
 		t.setAttr(ino, &a)
-		t.put(t.k.chunk(ino, idx), appendSlice(append([]byte{}, v...), s))
+		t.put(t.k.chunk(ino, idx), meta.AppendSliceRecord(append([]byte{}, v...), s))
 		return t.changeRefs([]meta.Slice{s}, nil)
 	})
 	if err != nil {
@@ -115,7 +115,7 @@ func (e *Engine) Compact(ctx context.Context, ino meta.Ino, idx uint32, old []me
 		if list, err = meta.CompactList(list, old, s); err != nil {
 			return err
 		}
-		t.put(t.k.chunk(ino, idx), encodeSlices(list))
+		t.put(t.k.chunk(ino, idx), meta.EncodeSliceRecords(list))
 		return t.changeRefs([]meta.Slice{s}, old)
 	})
 	if err != nil {
@@ -131,7 +131,7 @@ func (e *Engine) Compact(ctx context.Context, ino meta.Ino, idx uint32, old []me
 func (t *txn) dropChunkKeys(kvs []KeyValue, budget int) error {
 	var gone []meta.Slice
 	for _, kv := range kvs {
-		list, err := decodeSlices(kv.Value)
+		list, err := meta.DecodeSliceRecords(kv.Value)
 		if err != nil {
 			return err
 		}
@@ -140,7 +140,7 @@ func (t *txn) dropChunkKeys(kvs []KeyValue, budget int) error {
 		}
 		if budget > 0 && len(list) > budget {
 			gone = append(gone, list[:budget]...)
-			t.put(kv.Key, encodeSlices(list[budget:]))
+			t.put(kv.Key, meta.EncodeSliceRecords(list[budget:]))
 			break
 		}
 		gone = append(gone, list...)
@@ -169,7 +169,7 @@ func (t *txn) punch(ino meta.Ino, off, end uint64) error {
 		start := uint64(idx) * meta.ChunkSize
 		lo, hi := max(off, start), min(end, start+meta.ChunkSize)
 		hole := meta.Slice{Pos: uint32(lo - start), Len: uint32(hi - lo)}
-		t.put(kv.Key, appendSlice(append([]byte{}, kv.Value...), hole))
+		t.put(kv.Key, meta.AppendSliceRecord(append([]byte{}, kv.Value...), hole))
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func (t *txn) cutChunks(ino meta.Ino, from uint32) error {
 	}
 	var gone []meta.Slice
 	for _, kv := range kvs {
-		list, err := decodeSlices(kv.Value)
+		list, err := meta.DecodeSliceRecords(kv.Value)
 		if err != nil {
 			return err
 		}
@@ -35,7 +35,7 @@ func (t *txn) cutChunks(ino meta.Ino, from uint32) error {
 	if len(gone) <= refBudget {
 		return t.changeRefs(nil, gone)
 	}
-	t.put(t.k.release(ino, now()), encodeSlices(gone))
+	t.put(t.k.release(ino, now()), meta.EncodeSliceRecords(gone))
 	return nil
 }
 
@@ -52,13 +52,13 @@ func (e *Engine) drainReleases(ctx context.Context) error {
 				return err
 			}
 			done = false
-			list, err := decodeSlices(kvs[0].Value)
+			list, err := meta.DecodeSliceRecords(kvs[0].Value)
 			if err != nil {
 				return err
 			}
 			n := min(len(list), refBudget)
 			if n < len(list) {
-				t.put(kvs[0].Key, encodeSlices(list[n:]))
+				t.put(kvs[0].Key, meta.EncodeSliceRecords(list[n:]))
 			} else {
 				t.del(kvs[0].Key)
 			}

@@ -12,12 +12,16 @@ import (
 //
 //	attr  type u8, mode u16, uid, gid, rdev, nlink u32, length u64,
 //	      atime, mtime, ctime (seconds i64, nanoseconds u32), parent u64
-//	slice pos u32, id u64, size, off, len u32
+//	slice meta.AppendSliceRecord's record
 //	entry name, 0, type u8, ino u64 (a directory's sorted-set member)
-const (
-	attrLen  = 1 + 2 + 4*4 + 8 + 3*12 + 8
-	sliceLen = 24
-)
+//
+// The attribute record differs from meta/kv's in its times only, and must:
+// the scripts read and write it, and Lua's numbers are doubles, exact
+// below 2^53, while a time in nanoseconds since the epoch passes 2^60. KV
+// stores each time as one int64, which no script has to read; SQL keeps
+// attributes in columns. Slice records are one layout for all families
+// (meta.AppendSliceRecord).
+const attrLen = 1 + 2 + 4*4 + 8 + 3*12 + 8
 
 // splitTime splits nanoseconds since the epoch into seconds and
 // nanoseconds, which Lua's doubles hold exactly.
@@ -67,23 +71,6 @@ func decodeAttr(raw string) (meta.Attr, error) {
 	}
 	a.Parent = meta.Ino(be.Uint64(b[63:]))
 	return a, nil
-}
-
-func encodeSlice(s meta.Slice) []byte {
-	b := make([]byte, 0, sliceLen)
-	b = binary.BigEndian.AppendUint32(b, s.Pos)
-	b = binary.BigEndian.AppendUint64(b, s.ID)
-	b = binary.BigEndian.AppendUint32(b, s.Size)
-	b = binary.BigEndian.AppendUint32(b, s.Off)
-	return binary.BigEndian.AppendUint32(b, s.Len)
-}
-
-func decodeSlice(raw string) (meta.Slice, error) {
-	if len(raw) != sliceLen {
-		return meta.Slice{}, fmt.Errorf("corrupt slice record: %d bytes: %w", len(raw), meta.ErrIO)
-	}
-	b, be := []byte(raw), binary.BigEndian
-	return meta.Slice{Pos: be.Uint32(b), ID: be.Uint64(b[4:]), Size: be.Uint32(b[12:]), Off: be.Uint32(b[16:]), Len: be.Uint32(b[20:])}, nil
 }
 
 // decodeEntry splits a directory member into its name, type and inode.

@@ -44,22 +44,22 @@ func TestCompactLuaMatchesGo(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, s := range list {
-				if err := e.rdb.RPush(ctx, key, encodeSlice(s)).Err(); err != nil {
+				if err := e.rdb.RPush(ctx, key, meta.AppendSliceRecord(nil, s)).Err(); err != nil {
 					t.Fatal(err)
 				}
 			}
 			var packed []byte
 			for _, o := range old {
-				packed = append(packed, encodeSlice(o)...)
+				packed = append(packed, meta.AppendSliceRecord(nil, o)...)
 			}
-			_, gotErr := e.call(ctx, "compact", meta.RootCred, uint64(ino), idx, packed, encodeSlice(merged))
+			_, gotErr := e.call(ctx, "compact", meta.RootCred, uint64(ino), idx, packed, meta.AppendSliceRecord(nil, merged))
 			stored, err := e.rdb.LRange(ctx, key, 0, -1).Result()
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := []meta.Slice{}
 			for _, r := range stored {
-				s, err := decodeSlice(r)
+				s, err := meta.DecodeSliceRecord([]byte(r))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -17,7 +17,7 @@ func (e *Engine) Read(ctx context.Context, ino meta.Ino, idx uint32) ([]meta.Sli
 	}
 	out := make([]meta.Slice, len(recs))
 	for i, r := range recs {
-		if out[i], err = decodeSlice(r); err != nil {
+		if out[i], err = meta.DecodeSliceRecord([]byte(r)); err != nil {
 			return nil, fmt.Errorf("chunk %d of inode %d: %w", idx, ino, err)
 		}
 	}
@@ -34,7 +34,7 @@ func (e *Engine) Write(ctx context.Context, ino meta.Ino, idx uint32, s meta.Sli
 		return meta.Attr{}, 0, fmt.Errorf("slice %+v does not fit its chunk or data: %w", s, meta.ErrInvalid)
 	}
 	ms, mn := splitTime(mtime)
-	r, err := e.call(ctx, "write", meta.RootCred, uint64(ino), idx, encodeSlice(s), ms, mn)
+	r, err := e.call(ctx, "write", meta.RootCred, uint64(ino), idx, meta.AppendSliceRecord(nil, s), ms, mn)
 	if err != nil {
 		return meta.Attr{}, 0, err
 	}
@@ -55,11 +55,11 @@ func (e *Engine) Compact(ctx context.Context, ino meta.Ino, idx uint32, old []me
 	if len(old) == 0 {
 		return meta.ErrInvalid
 	}
-	packed := make([]byte, 0, len(old)*sliceLen)
+	packed := make([]byte, 0, len(old)*meta.SliceRecordSize)
 	for _, o := range old {
-		packed = append(packed, encodeSlice(o)...)
+		packed = append(packed, meta.AppendSliceRecord(nil, o)...)
 	}
-	_, err := e.call(ctx, "compact", meta.RootCred, uint64(ino), idx, packed, encodeSlice(s))
+	_, err := e.call(ctx, "compact", meta.RootCred, uint64(ino), idx, packed, meta.AppendSliceRecord(nil, s))
 	return err
 }
 
