@@ -9,45 +9,15 @@ import (
 
 var be = binary.BigEndian
 
-// An inode's attributes: type u8, mode u16, uid, gid, rdev, nlink u32,
-// length u64, atime, mtime, ctime (nanoseconds, i64), parent u64,
-// big-endian. meta/redis stores the same fields but splits each time in
-// seconds and nanoseconds for its Lua scripts, whose numbers are doubles;
-// nothing here runs in Lua, so a time stays one number.
-const attrSize = 1 + 2 + 4*4 + 8*5
-
+// encodeAttr stores times with meta.TimesInNanoseconds: no script reads
+// attributes here, so a time stays one number (meta/redis splits it for
+// Lua).
 func encodeAttr(a *meta.Attr) []byte {
-	b := make([]byte, 0, attrSize)
-	b = append(b, byte(a.Type))
-	b = be.AppendUint16(b, a.Mode)
-	b = be.AppendUint32(b, a.Uid)
-	b = be.AppendUint32(b, a.Gid)
-	b = be.AppendUint32(b, a.Rdev)
-	b = be.AppendUint32(b, a.Nlink)
-	b = be.AppendUint64(b, a.Length)
-	b = be.AppendUint64(b, uint64(a.Atime))
-	b = be.AppendUint64(b, uint64(a.Mtime))
-	b = be.AppendUint64(b, uint64(a.Ctime))
-	return be.AppendUint64(b, uint64(a.Parent))
+	return meta.AppendAttrRecord(nil, a, meta.TimesInNanoseconds)
 }
 
 func decodeAttr(b []byte) (meta.Attr, error) {
-	if len(b) != attrSize {
-		return meta.Attr{}, fmt.Errorf("corrupt attributes: %d bytes, want %d", len(b), attrSize)
-	}
-	return meta.Attr{
-		Type:   meta.FileType(b[0]),
-		Mode:   be.Uint16(b[1:]),
-		Uid:    be.Uint32(b[3:]),
-		Gid:    be.Uint32(b[7:]),
-		Rdev:   be.Uint32(b[11:]),
-		Nlink:  be.Uint32(b[15:]),
-		Length: be.Uint64(b[19:]),
-		Atime:  int64(be.Uint64(b[27:])),
-		Mtime:  int64(be.Uint64(b[35:])),
-		Ctime:  int64(be.Uint64(b[43:])),
-		Parent: meta.Ino(be.Uint64(b[51:])),
-	}, nil
+	return meta.DecodeAttrRecord(b, meta.TimesInNanoseconds)
 }
 
 // A directory entry's value: the child's type and inode.

@@ -33,7 +33,7 @@ func (e *Engine) Write(ctx context.Context, ino meta.Ino, idx uint32, s meta.Sli
 	if uint64(s.Pos)+uint64(s.Len) > meta.ChunkSize || s.Off > s.Size || uint64(s.Off)+uint64(s.Len) > uint64(s.Size) {
 		return meta.Attr{}, 0, fmt.Errorf("slice %+v does not fit its chunk or data: %w", s, meta.ErrInvalid)
 	}
-	ms, mn := splitTime(mtime)
+	ms, mn := meta.SplitTime(mtime)
 	r, err := e.call(ctx, "write", meta.RootCred, uint64(ino), idx, meta.AppendSliceRecord(nil, s), ms, mn)
 	if err != nil {
 		return meta.Attr{}, 0, err

@@ -59,11 +59,11 @@ func setArgs(set meta.SetAttr) []any {
 	}
 	if set.Atime != nil {
 		which |= 8
-		as, an = splitTime(*set.Atime)
+		as, an = meta.SplitTime(*set.Atime)
 	}
 	if set.Mtime != nil {
 		which |= 16
-		ms, mn = splitTime(*set.Mtime)
+		ms, mn = meta.SplitTime(*set.Mtime)
 	}
 	if set.AtimeNow {
 		which |= 32

@@ -78,7 +78,7 @@ func header(cred meta.Cred, now time.Time) []any {
 	for i, g := range cred.Gids {
 		gids[i] = strconv.FormatUint(uint64(g), 10)
 	}
-	s, ns := splitTime(now.UnixNano())
+	s, ns := meta.SplitTime(now.UnixNano())
 	return []any{cred.Uid, cred.Gid, strings.Join(gids, ","), s, ns}
 }
 
