@@ -14,6 +14,10 @@ type lockRecord struct {
 	meta.Lock
 }
 
+// lockRecordSize is one record of an inode's lock list: session, owner
+// u64, type, pid u32, start, end u64, big-endian. All owners share the
+// inode's one value, so each record carries its owner, unlike meta/sql's
+// per-owner rows.
 const lockRecordSize = 8 + 8 + 4 + 4 + 8 + 8
 
 func encodeLocks(rs []lockRecord) []byte {

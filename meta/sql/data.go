@@ -39,17 +39,13 @@ func scanChunk(sc scanner, list *[]meta.Slice) error {
 	if err != nil {
 		return err
 	}
-	*list, err = decodeSlices(b)
+	*list, err = meta.DecodeSliceRecords(b)
 	return err
 }
 
 // putChunk stores a chunk's whole list.
 func (c *conn) putChunk(ino meta.Ino, idx uint32, list []meta.Slice) error {
-	b := make([]byte, 0, len(list)*sliceRecord)
-	for _, s := range list {
-		b = appendSlice(b, s)
-	}
-	_, err := c.exec(c.e.d.upsert("cairn_chunk", []string{"ino", "idx", "slices"}, 2), int64(ino), int64(idx), b)
+	_, err := c.exec(c.e.d.upsert("cairn_chunk", []string{"ino", "idx", "slices"}, 2), int64(ino), int64(idx), meta.EncodeSliceRecords(list))
 	return err
 }
 
@@ -165,7 +161,7 @@ func (c *conn) dropChunks(ino meta.Ino, from uint32) error {
 			rows.Close()
 			return err
 		}
-		list, err := decodeSlices(b)
+		list, err := meta.DecodeSliceRecords(b)
 		if err != nil {
 			rows.Close()
 			return err
@@ -205,7 +201,7 @@ func (c *conn) hideRange(ino meta.Ino, off, end uint64) error {
 			rows.Close()
 			return err
 		}
-		list, err := decodeSlices(b)
+		list, err := meta.DecodeSliceRecords(b)
 		if err != nil {
 			rows.Close()
 			return err

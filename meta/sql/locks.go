@@ -61,6 +61,11 @@ type ownerLocks struct {
 	ranges []meta.Lock
 }
 
+// lockRecord is the size of one range in an owner's row: type u32,
+// start, end u64, pid u32, big-endian. The routines' conflict checks read
+// these records (and compare start and end as bytes), so the layout is
+// theirs; meta/kv keeps every owner of an inode in one value and writes
+// the owner into each record, meta/redis packs doubles for Lua.
 const lockRecord = 24
 
 func encodeLocks(ls []meta.Lock) []byte {

@@ -377,7 +377,7 @@ func (e *Engine) writeRoutine(ctx context.Context, ino meta.Ino, idx uint32, s m
 	if end > maxLength {
 		return meta.Attr{}, 0, meta.ErrTooBig
 	}
-	rec := appendSlice(nil, s)
+	rec := meta.AppendSliceRecord(nil, s)
 	var a meta.Attr
 	var count int64
 	dest, finish := attrDest(&a)
@@ -389,15 +389,15 @@ func (e *Engine) writeRoutine(ctx context.Context, ino meta.Ino, idx uint32, s m
 				"LEFT JOIN cairn_chunk c ON c.ino = n.ino AND c.idx = ? WHERE n.ino = ?", int64(idx), int64(ino)).
 				Scan(append(dest[1:], &list)...)
 		})
-		count = int64(len(list) / sliceRecord)
+		count = int64(len(list) / meta.SliceRecordSize)
 		switch {
 		case isNoRows(err):
 			return false, meta.ErrNotFound
 		case err != nil:
 			return false, err
 		}
-		for off := 0; off+sliceRecord <= len(list); off += sliceRecord {
-			if bytes.Equal(list[off:off+sliceRecord], rec) {
+		for off := 0; off+meta.SliceRecordSize <= len(list); off += meta.SliceRecordSize {
+			if bytes.Equal(list[off:off+meta.SliceRecordSize], rec) {
 				return true, nil
 			}
 		}

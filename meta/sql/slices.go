@@ -1,42 +1,11 @@
 package sql
 
 import (
-	"encoding/binary"
-	"fmt"
 	"sort"
 	"strings"
 
 	"cairn/meta"
 )
-
-// sliceRecord is the size of one encoded meta.Slice in a chunk's list:
-// pos, id, size, off, len, big-endian.
-const sliceRecord = 24
-
-func appendSlice(b []byte, s meta.Slice) []byte {
-	b = binary.BigEndian.AppendUint32(b, s.Pos)
-	b = binary.BigEndian.AppendUint64(b, s.ID)
-	b = binary.BigEndian.AppendUint32(b, s.Size)
-	b = binary.BigEndian.AppendUint32(b, s.Off)
-	return binary.BigEndian.AppendUint32(b, s.Len)
-}
-
-func decodeSlices(b []byte) ([]meta.Slice, error) {
-	if len(b)%sliceRecord != 0 {
-		return nil, fmt.Errorf("slice list of %d bytes is not a whole number of records: %w", len(b), meta.ErrIO)
-	}
-	out := make([]meta.Slice, 0, len(b)/sliceRecord)
-	for ; len(b) > 0; b = b[sliceRecord:] {
-		out = append(out, meta.Slice{
-			Pos:  binary.BigEndian.Uint32(b),
-			ID:   binary.BigEndian.Uint64(b[4:]),
-			Size: binary.BigEndian.Uint32(b[12:]),
-			Off:  binary.BigEndian.Uint32(b[16:]),
-			Len:  binary.BigEndian.Uint32(b[20:]),
-		})
-	}
-	return out, nil
-}
 
 // addRef records one more reference to slice s's data.
 func (c *conn) addRef(s meta.Slice) error {
