@@ -94,7 +94,7 @@ func (e *Engine) Flock(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 			if r.LockOwner == owner {
 				continue
 			}
-			if typ != meta.LockUnlock && meta.LocksConflict(r.Lock, whole) {
+			if meta.LocksConflict(r.Lock, whole) {
 				return meta.ErrAgain
 			}
 			kept = append(kept, r)
