@@ -12,6 +12,7 @@ func lockTests() []test {
 		{"SetLk/ReadShared", testSetLkReadShared},
 		{"SetLk/SplitMerge", testSetLkSplitMerge},
 		{"SetLk/MergedPid", testSetLkMergedPid},
+		{"SetLk/Model", testSetLkModel},
 		{"SetLk/ToEnd", testSetLkToEnd},
 		{"SetLk/OwnersBySession", testSetLkOwners},
 		{"SetLk/Files", testSetLkFiles},
