@@ -184,12 +184,14 @@ func TestPostgresRoutinesMatchGo(t *testing.T) {
 	p := startPostgres(t)
 	checkRoutineRules(t, p.engine(t))
 	checkLockRoutine(t, p.engine(t))
+	checkSliceRoutines(t, p.engine(t))
 }
 
 func TestMariaDBRoutinesMatchGo(t *testing.T) {
 	m := &mariaEnv{srv: testenv.MariaDB(t)}
 	checkRoutineRules(t, m.engine(t))
 	checkLockRoutine(t, m.engine(t))
+	checkSliceRoutines(t, m.engine(t))
 }
 
 // checkRoutineUpgrade opens a volume as a later release would find one
