@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"cairn/meta"
 )
@@ -38,7 +39,7 @@ func (e *Engine) Flock(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 				return err
 			}
 			other := uint64(sid) != owner.Session || uint64(own) != owner.Owner
-			if other && (typ == meta.LockWrite || uint32(held) == meta.LockWrite) {
+			if other && meta.LocksConflict(wholeFile(uint32(held)), wholeFile(typ)) {
 				conflict = true
 			}
 		}
@@ -54,6 +55,10 @@ func (e *Engine) Flock(ctx context.Context, ino meta.Ino, owner meta.LockOwner, 
 		return err
 	})
 }
+
+// wholeFile is a whole-file flock as a byte-range lock, for
+// meta.LocksConflict.
+func wholeFile(typ uint32) meta.Lock { return meta.Lock{Type: typ, End: math.MaxUint64} }
 
 // ownerLocks is one owner's byte-range locks on an inode.
 type ownerLocks struct {
