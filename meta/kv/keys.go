@@ -27,6 +27,7 @@ import (
 //	R<slice id>            references to a slice from slice lists
 //	Q<ino><time>           slice records cut off by a truncate, to release
 //	Z<slice id>            dead slice: its size
+//	W                      scratch key of the floor probes (floor.go)
 const (
 	tagFormat   = 'F'
 	tagCounter  = 'N'
