@@ -20,6 +20,7 @@
 // it returns that snapshot as one JSON object:
 //
 //	{
+//	  "meta_url": the volume's metadata URL, password masked,
 //	  "ops":    {"fuse.lookup": {"count":..,"mean_us":..,"p50_us":..,"p99_us":..,"max_us":..}, ...,
 //	             "meta.create": {...}, ...},
 //	  "engine": {"RoundTrips": n, "Retries": n},

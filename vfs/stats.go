@@ -22,6 +22,7 @@ func statsAttr(size int) meta.Attr {
 
 // Stats is what .stats holds.
 type Stats struct {
+	MetaURL       string                    `json:"meta_url,omitempty"`
 	Ops           map[string]meta.OpSummary `json:"ops"`
 	Engine        meta.Stats                `json:"engine"`
 	Blocks        any                       `json:"blocks"`
@@ -37,6 +38,7 @@ func (v *VFS) Snapshot(ctx context.Context) Stats {
 	}
 	u, _ := v.client.Usage(ctx)
 	return Stats{
+		MetaURL:       v.cfg.MetaURL,
 		Ops:           ops,
 		Engine:        v.client.Engine().Stats(),
 		Blocks:        v.store.Stats(),

@@ -29,6 +29,9 @@ type Config struct {
 	// GCInterval is how often the blocks of dead slices are removed
 	// (default 10s; negative: never).
 	GCInterval time.Duration
+	// MetaURL is the volume's metadata URL with any password masked,
+	// reported in .stats so that tools find the volume's own server.
+	MetaURL string
 }
 
 func (c *Config) defaults() {

@@ -96,7 +96,9 @@ func (v *Volume) openFileSystem(ctx context.Context, opts Options) error {
 		return fmt.Errorf("register with the volume at %s: %w", v.URL, err)
 	}
 	v.Client = client
-	v.VFS = vfs.New(v.Client, v.Blocks, v.Format, opts.VFS)
+	cfg := opts.VFS
+	cfg.MetaURL = v.URL
+	v.VFS = vfs.New(v.Client, v.Blocks, v.Format, cfg)
 	return nil
 }
 

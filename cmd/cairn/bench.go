@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 
+	"cairn/bench/floor"
 	"cairn/bench/fsbench"
 	"cairn/bench/metabench"
 )
@@ -99,9 +100,18 @@ func runBenchPath(args []string) error {
 	smallFiles := fs.Int("small-files", 100, "small files per thread (0 skips the small-file phases)")
 	drop := fs.Bool("drop-caches", true, "drop the kernel page cache between phases (needs root)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	floorRun := fs.Bool("floor", false, "instead of file I/O, time metadata operations against the floor of the volume's database (PATH must be on a cairn mount)")
+	tasks := fs.Int("threads", 4, "with --floor: tasks of the second pass (the first has one; 1 runs only that)")
+	opsPerTask := fs.Int("ops", 200, "with --floor: operations of each kind per task")
 	pos, err := parseArgs(fs, args, 1)
 	if err != nil {
 		return err
+	}
+	if err := floorFlagsAlone(fs, *floorRun); err != nil {
+		return err
+	}
+	if *floorRun {
+		return runBenchFloor(pos[0], *tasks, *opsPerTask, *asJSON)
 	}
 	if block == 0 || block > 1<<30 {
 		return fmt.Errorf("--block-size must be between 1 byte and 1 GiB")
@@ -113,6 +123,45 @@ func runBenchPath(args []string) error {
 		return err
 	}
 	if *asJSON {
+		return res.WriteJSON(os.Stdout)
+	}
+	return res.WriteText(os.Stdout)
+}
+
+// floorFlagsAlone refuses a flag of file I/O with --floor, and a flag of
+// --floor without it, rather than ignore it.
+func floorFlagsAlone(fs *flag.FlagSet, floorRun bool) error {
+	onlyFloor := map[string]bool{"threads": true, "ops": true}
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		switch {
+		case err != nil, f.Name == "floor", f.Name == "json":
+		case floorRun && !onlyFloor[f.Name]:
+			err = fmt.Errorf("%s%s sets the file I/O benchmark, which --floor does not run", dash, f.Name)
+		case !floorRun && onlyFloor[f.Name]:
+			err = fmt.Errorf("%s%s is an option of --floor (file I/O threads are -p)", dash, f.Name)
+		}
+	})
+	return err
+}
+
+func runBenchFloor(path string, tasks, opsPerTask int, asJSON bool) error {
+	if tasks < 1 || opsPerTask < 1 {
+		return fmt.Errorf("--threads and --ops must be at least 1")
+	}
+	cfg := floor.Config{Path: path, Tasks: []int{1}, Ops: opsPerTask}
+	if tasks > 1 {
+		cfg.Tasks = append(cfg.Tasks, tasks)
+	}
+	res, err := floor.Run(context.Background(), cfg, os.Stderr)
+	if err != nil {
+		return err
+	}
+	if asJSON {
 		return res.WriteJSON(os.Stdout)
 	}
 	return res.WriteText(os.Stdout)

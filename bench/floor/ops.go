@@ -1,0 +1,185 @@
+package floor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"cairn/bench/fsbench"
+)
+
+// op is one kind of operation, made on item i of a task's directory.
+type op struct {
+	name     string
+	mutation bool
+	// items is how many times a task runs it: ops, or fewer for the
+	// operations that touch a whole directory.
+	items func(ops int) int
+	run   func(dir string, i int) error
+}
+
+func all(ops int) int             { return ops }
+func tenth(ops int) int           { return max(1, ops/10) }
+func name(p string, i int) string { return p + strconv.Itoa(i) }
+
+// smallFile is what the write+fsync operation writes: one 4 KiB block.
+var smallFile = make([]byte, 4<<10)
+
+// ops are the operations of a pass, in the order they run; each leaves
+// what the next needs (files to stat, rename and unlink).
+var ops = []op{
+	{"mkdir", true, all, func(d string, i int) error { return os.Mkdir(filepath.Join(d, name("d", i)), 0755) }},
+	{"create", true, all, func(d string, i int) error {
+		f, err := os.OpenFile(filepath.Join(d, name("f", i)), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0644)
+		if err != nil {
+			return err
+		}
+		return f.Close()
+	}},
+	{"write+fsync 4K", true, all, func(d string, i int) error {
+		f, err := os.OpenFile(filepath.Join(d, name("f", i)), os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(smallFile)
+		if err == nil {
+			err = f.Sync()
+		}
+		return errors.Join(err, f.Close())
+	}},
+	{"stat", false, all, func(d string, i int) error { _, err := os.Stat(filepath.Join(d, name("f", i))); return err }},
+	{"lookup missing", false, all, func(d string, i int) error {
+		_, err := os.Stat(filepath.Join(d, name("x", i)))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("stat of a name never created: %v", err)
+	}},
+	{"readdir", false, tenth, func(d string, i int) error { _, err := os.ReadDir(d); return err }},
+	{"rename", true, all, func(d string, i int) error {
+		return os.Rename(filepath.Join(d, name("f", i)), filepath.Join(d, name("g", i)))
+	}},
+	{"unlink", true, all, func(d string, i int) error { return os.Remove(filepath.Join(d, name("g", i))) }},
+	{"rmdir", true, all, func(d string, i int) error { return os.Remove(filepath.Join(d, name("d", i))) }},
+}
+
+type runner struct {
+	cfg      Config
+	mount    *fsbench.Mount
+	progress io.Writer
+	prober   *prober
+	// statsCost is what one reading of .stats costs the mount itself.
+	statsCost delta
+}
+
+func (r *runner) stats() (*stats, error) { return readStats(r.mount) }
+
+// calibrate measures what reading .stats adds to the counters it reads,
+// to take it away from every operation's figures.
+func (r *runner) calibrate() error {
+	var s [3]*stats
+	for i := range s {
+		var err error
+		if s[i], err = r.stats(); err != nil {
+			return err
+		}
+	}
+	r.statsCost = diff(s[1], s[2])
+	return nil
+}
+
+// pass runs every operation with tasks tasks at once in directory base,
+// after probing the floor with as many tasks, and probes it again after;
+// the floor of the pass is the mean of the two probes.
+func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error) {
+	p := Pass{Tasks: tasks}
+	dirs := make([]string, tasks)
+	for t := range dirs {
+		dirs[t] = filepath.Join(base, name("task", t))
+		if err := os.MkdirAll(dirs[t], 0755); err != nil {
+			return p, err
+		}
+	}
+	// The first probe may create the scratch record; keep it out.
+	if _, err := r.prober.measure(ctx, 1, 1); err != nil {
+		return p, err
+	}
+	before, err := r.prober.measure(ctx, tasks, r.cfg.Ops)
+	if err != nil {
+		return p, err
+	}
+	fmt.Fprintf(r.progress, "%d task(s): floor write %.0f µs, read %.0f µs\n", tasks, before.WriteUs, before.ReadUs)
+	for _, o := range ops {
+		n := o.items(r.cfg.Ops)
+		s0, err := r.stats()
+		if err != nil {
+			return p, err
+		}
+		d, err := parallel(tasks, func(t int) error {
+			for i := 0; i < n; i++ {
+				if err := o.run(dirs[t], i); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return p, fmt.Errorf("%s: %w", o.name, err)
+		}
+		s1, err := r.stats()
+		if err != nil {
+			return p, err
+		}
+		count := float64(n * tasks)
+		used := diff(s0, s1).minus(r.statsCost)
+		row := Row{Op: o.name, Mutation: o.mutation, Us: perOp(d, n),
+			RoundTrips: used.roundTrips / count, Requests: map[string]float64{}}
+		for k, v := range used.requests {
+			row.Requests[k] = v / count
+		}
+		p.Rows = append(p.Rows, row)
+		fmt.Fprintf(r.progress, "  %-15s %9.1f µs  %5.2f rtt\n", o.name, row.Us, row.RoundTrips)
+	}
+	after, err := r.prober.measure(ctx, tasks, r.cfg.Ops)
+	if err != nil {
+		return p, err
+	}
+	p.Floor = Floor{WriteUs: (before.WriteUs + after.WriteUs) / 2, ReadUs: (before.ReadUs + after.ReadUs) / 2}
+	for i := range p.Rows {
+		f := p.Floor.ReadUs
+		if p.Rows[i].Mutation {
+			f = p.Floor.WriteUs
+		}
+		p.Rows[i].Ratio = p.Rows[i].Us / f
+	}
+	return p, nil
+}
+
+// parallel runs f for every task at once and returns the wall time.
+func parallel(tasks int, f func(t int) error) (time.Duration, error) {
+	var wg sync.WaitGroup
+	errs := make([]error, tasks)
+	start := time.Now()
+	for t := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[t] = f(t)
+		}()
+	}
+	wg.Wait()
+	return time.Since(start), errors.Join(errs...)
+}
+
+// perOp is the mean time in µs of one operation of a task that made ops
+// of them in wall time d, while the other tasks made as many at once.
+func perOp(d time.Duration, ops int) float64 {
+	return float64(d.Nanoseconds()) / 1000 / float64(ops)
+}
