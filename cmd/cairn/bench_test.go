@@ -164,10 +164,6 @@ func TestBenchBadInput(t *testing.T) {
 		{"bench", filepath.Join(dir, "missing")},
 		{"bench", dir, "-p", "0"},
 		{"bench", dir, "--floor"},
-		{"bench", dir, "--floor", "-p", "2"},
-		{"bench", dir, "--floor", "--small-files", "2"},
-		{"bench", dir, "--threads", "2"},
-		{"bench", dir, "--ops", "2"},
 		{"bench"},
 		{"mdtest", "nosuch://x", "/t"},
 		{"mdtest", "mem://"},
@@ -175,6 +171,28 @@ func TestBenchBadInput(t *testing.T) {
 		code, _, stderr := runCaptured(t, args...)
 		if code != 1 || strings.Count(stderr, "\n") != 1 || strings.Contains(stderr, "goroutine") {
 			t.Errorf("cairn %q: exit %d, stderr %q; want 1 and one line", args, code, stderr)
+		}
+	}
+}
+
+// TestBenchFloorFlags: a flag of the file I/O benchmark with --floor, or
+// one of --floor without it, is refused, not ignored.
+func TestBenchFloorFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--floor", "-p", "2"}, "-p sets the file I/O benchmark"},
+		{[]string{"--floor", "--small-files", "2"}, "--small-files sets the file I/O benchmark"},
+		{[]string{"--threads", "2"}, "--threads is an option of --floor"},
+		{[]string{"--ops", "2"}, "--ops is an option of --floor"},
+		{[]string{"--floor", "--ops", "0"}, "at least 1"},
+		{[]string{"--floor"}, "not on a cairn mount"},
+	} {
+		code, _, stderr := runCaptured(t, append([]string{"bench", dir}, c.args...)...)
+		if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("cairn bench DIR %q: exit %d, stderr %q; want 1 and one line saying %q", c.args, code, stderr, c.want)
 		}
 	}
 }
