@@ -1,0 +1,56 @@
+#!/bin/bash
+# The floor benchmark of issue 19 on several engines, in one run on one
+# disk: for each engine, a throw-away server on loopback (durable: Redis
+# with AOF appendfsync always, PostgreSQL with fsync and synchronous_commit
+# on), a volume formatted and mounted, 'cairn bench MNT --floor' and the
+# teardown.
+# Usage: scripts/bench-floor.sh [WORKDIR] [cairn bench flags...]
+# ENGINES="sqlite3 redis postgres" (default) picks the engines; a built
+# cairn is CAIRN=path (default ./cairn or cairn on PATH).
+set -euo pipefail
+W=${1:-/var/tmp/cairn-bench-floor}; shift || true
+B=$(realpath "${CAIRN:-$(command -v ./cairn || command -v cairn)}")
+PORT=${PORT:-19300}
+rm -rf "$W"; mkdir -p "$W"; chmod 755 "$W"
+PIDS=()
+cleanup() {
+	for m in "$W"/*/mnt; do fusermount3 -u "$m" 2>/dev/null || true; done
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+# as runs PostgreSQL's programs as an unprivileged user when we are root.
+as() { if [ "$(id -u)" = 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi; }
+
+bench() { # bench ENGINE META-URL [cairn bench flags...]
+	local e=$1 url=$2 d=$W/$1
+	shift 2
+	mkdir -p "$d/mnt"
+	"$B" format "$url" "floor-$e" --bucket "$d/blocks" >/dev/null
+	"$B" mount "$url" "$d/mnt" -d --cache-dir "$d/cache" --log "$d/mount.log"
+	echo "== $e (load $(cut -d' ' -f1-3 /proc/loadavg))"
+	"$B" bench "$d/mnt" --floor "$@"
+	"$B" umount "$d/mnt"
+}
+
+for e in ${ENGINES:-sqlite3 redis postgres}; do
+	case $e in
+	sqlite3) bench sqlite3 "sqlite3://$W/sqlite3/meta.db" "$@" ;;
+	redis)
+		mkdir -p "$W/redis"
+		redis-server --port $PORT --bind 127.0.0.1 --dir "$W/redis" --appendonly yes \
+			--appendfsync always --save "" --logfile "$W/redis/redis.log" &
+		PIDS+=($!)
+		until redis-cli -p $PORT ping 2>/dev/null | grep -q PONG; do sleep 0.1; done
+		bench redis "redis://127.0.0.1:$PORT/1" "$@" ;;
+	postgres)
+		P=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+		mkdir -p "$W/postgres/data"; chown nobody "$W/postgres/data" 2>/dev/null || true
+		as "$P/initdb" -D "$W/postgres/data" -U cairn --auth=trust >/dev/null
+		as "$P/postgres" -D "$W/postgres/data" -p $((PORT+1)) -k "$W/postgres/data" \
+			-c listen_addresses=127.0.0.1 -c fsync=on -c synchronous_commit=on >"$W/postgres/log" 2>&1 &
+		PIDS+=($!)
+		until "$P/pg_isready" -q -h 127.0.0.1 -p $((PORT+1)); do sleep 0.1; done
+		bench postgres "postgres://cairn@127.0.0.1:$((PORT+1))/postgres?sslmode=disable" "$@" ;;
+	*) echo "unknown engine $e (sqlite3, redis, postgres)" >&2; exit 1 ;;
+	esac
+done
