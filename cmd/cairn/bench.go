@@ -15,8 +15,8 @@ import (
 
 func benchCommand() command {
 	return command{
-		usage:   "bench PATH | bench engines --meta URL...",
-		summary: "measure file I/O through PATH, or compare metadata engines operation by operation",
+		usage:   "bench PATH [--floor] | bench engines --meta URL...",
+		summary: "measure file I/O through PATH, metadata operations through a mount against its database's floor (--floor), or compare metadata engines",
 		run: func(args []string) error {
 			if len(args) > 0 && args[0] == "engines" {
 				return runBenchEngines(args[1:])
