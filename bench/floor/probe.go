@@ -35,8 +35,8 @@ func openProber(maskedURL string) (*prober, error) {
 		}
 		return nil, err
 	}
-	p, ok := e.(meta.FloorProber)
-	if !ok {
+	p := meta.FloorOf(e)
+	if p == nil {
 		e.Close()
 		return nil, fmt.Errorf("the %s engine cannot measure its floor (no meta.FloorProber)", e.Name())
 	}

@@ -8,16 +8,18 @@ import (
 )
 
 // RunFloor checks an engine's meta.FloorProber (see its contract) on a
-// fresh volume that open returns and RunFloor formats: a read of the
+// fresh volume that open returns and RunFloor formats, behind meta.Checked
+// as engines.Open returns engines (scratch gets the engine itself): a read of the
 // scratch record before any write succeeds; every write changes the
 // record, which scratch reads straight from the database, bypassing the
 // engine; each probe after the first of its kind is exactly one round
 // trip; and the volume is untouched (usage, the root's listing, the tree).
 func RunFloor(t *testing.T, open func(t *testing.T) meta.Engine, scratch func(t *testing.T, e meta.Engine) string) {
-	x := newEnv(t, open)
-	probe, ok := x.e.(meta.FloorProber)
-	if !ok {
-		t.Fatalf("%T does not implement meta.FloorProber", x.e)
+	var raw meta.Engine
+	x := newEnv(t, func(t *testing.T) meta.Engine { raw = open(t); return meta.Checked(raw) })
+	probe := meta.FloorOf(x.e)
+	if probe == nil {
+		t.Fatalf("%T behind meta.Checked offers no meta.FloorProber", raw)
 	}
 	usage, err := x.e.Usage(x.ctx)
 	if err != nil {
@@ -34,7 +36,7 @@ func RunFloor(t *testing.T, open func(t *testing.T) meta.Engine, scratch func(t 
 	if err := probe.ProbeWrite(x.ctx); err != nil {
 		t.Fatalf("first ProbeWrite: %v", err)
 	}
-	last := scratch(t, x.e)
+	last := scratch(t, raw)
 	if last == "" {
 		t.Fatalf("after ProbeWrite the scratch record is not in the database")
 	}
@@ -46,7 +48,7 @@ func RunFloor(t *testing.T, open func(t *testing.T) meta.Engine, scratch func(t 
 		if n := x.e.Stats().RoundTrips - before; n != 1 {
 			t.Errorf("ProbeWrite cost %d round trips, want 1", n)
 		}
-		now := scratch(t, x.e)
+		now := scratch(t, raw)
 		if now == last {
 			t.Errorf("ProbeWrite did not change the scratch record (still %q)", now)
 		}
