@@ -12,14 +12,18 @@ W=${1:-/var/tmp/cairn-bench-floor}; shift || true
 B=$(realpath "${CAIRN:-$(command -v ./cairn || command -v cairn)}")
 PORT=${PORT:-19300}
 rm -rf "$W"; mkdir -p "$W"; chmod 755 "$W"
-PIDS=()
+P=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 cleanup() {
 	for m in "$W"/*/mnt; do fusermount3 -u "$m" 2>/dev/null || true; done
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	redis-cli -p $PORT shutdown nosave >/dev/null 2>&1 || true
+	[ -d "$W/postgres/data" ] && as "$P/pg_ctl" -D "$W/postgres/data" -m immediate stop >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 # as runs PostgreSQL's programs as an unprivileged user when we are root.
 as() { if [ "$(id -u)" = 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi; }
+for p in $PORT $((PORT+1)); do
+	if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "port $p is taken: set PORT" >&2; exit 1; fi
+done
 
 bench() { # bench ENGINE META-URL [cairn bench flags...]
 	local e=$1 url=$2 d=$W/$1
@@ -39,16 +43,13 @@ for e in ${ENGINES:-sqlite3 redis postgres}; do
 		mkdir -p "$W/redis"
 		redis-server --port $PORT --bind 127.0.0.1 --dir "$W/redis" --appendonly yes \
 			--appendfsync always --save "" --logfile "$W/redis/redis.log" &
-		PIDS+=($!)
 		until redis-cli -p $PORT ping 2>/dev/null | grep -q PONG; do sleep 0.1; done
 		bench redis "redis://127.0.0.1:$PORT/1" "$@" ;;
 	postgres)
-		P=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 		mkdir -p "$W/postgres/data"; chown nobody "$W/postgres/data" 2>/dev/null || true
 		as "$P/initdb" -D "$W/postgres/data" -U cairn --auth=trust >/dev/null
 		as "$P/postgres" -D "$W/postgres/data" -p $((PORT+1)) -k "$W/postgres/data" \
 			-c listen_addresses=127.0.0.1 -c fsync=on -c synchronous_commit=on >"$W/postgres/log" 2>&1 &
-		PIDS+=($!)
 		until "$P/pg_isready" -q -h 127.0.0.1 -p $((PORT+1)); do sleep 0.1; done
 		bench postgres "postgres://cairn@127.0.0.1:$((PORT+1))/postgres?sslmode=disable" "$@" ;;
 	*) echo "unknown engine $e (sqlite3, redis, postgres)" >&2; exit 1 ;;
