@@ -3,7 +3,9 @@
 // numbers and slice ids the way a mounted client does, and describing the
 // machine a measurement was taken on. The benchmarks themselves live in
 // sub-packages: metabench (per-operation engine latency), fsbench (file
-// I/O through a mounted path) and mdtest (metadata rates on a tree).
+// I/O through a mounted path), floor (metadata operations through a mount
+// against the floor of its database) and mdtest (metadata rates on a
+// tree).
 //
 // bench opens a volume's metadata only (volume.OpenMeta) and talks to
 // meta.Engine directly: it uses nothing of FUSE, vfs or the object store.
