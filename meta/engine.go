@@ -70,11 +70,19 @@ type Engine interface {
 	// SetAttr changes mode, owner and times, with Linux's rules: only the
 	// owner (or root) may chmod or set times to other than now; chown only
 	// by root, chgrp by the owner to a group they are in; chmod by a
-	// non-member of the file's group clears setgid; chown of a non-directory
-	// clears setuid and setgid. Ctime becomes now.
+	// non-member of the file's group clears setgid; chown or chgrp of a
+	// non-directory clears setuid and setgid as ModeAfterChown says. Ctime
+	// becomes now. set.ClearSetid clears setuid and setgid as
+	// ModeAfterWrite says, in the same transaction, with no permission
+	// check (ctime changes only when the mode does): it is how a write or
+	// truncate by cred takes the bits away, see Truncate and Write.
 	SetAttr(ctx context.Context, cred Cred, ino Ino, set SetAttr) (Attr, error)
 	// Truncate sets a regular file's length (up or down) and updates
-	// mtime/ctime; bytes past the old end read as zeros.
+	// mtime/ctime; bytes past the old end read as zeros. It leaves the
+	// mode alone: a truncate by a caller without CAP_FSETID is followed by
+	// SetAttr with ClearSetid (vfs does it, and only when ModeAfterWrite
+	// would change the mode), so that cred may stand for the descriptor's
+	// access here (ftruncate) and for the caller there.
 	Truncate(ctx context.Context, cred Cred, ino Ino, length uint64) (Attr, error)
 	// Fallocate allocates (extends length unless FallocKeepSize), punches a
 	// hole or zeroes a range of a regular file.
@@ -115,6 +123,9 @@ type Engine interface {
 	// Write appends s to chunk idx of ino (its data is already stored),
 	// extends the length to cover it, sets mtime/ctime to mtime and returns
 	// the new attributes and the number of records in the chunk's list.
+	// It leaves the mode alone: a client commits a slice long after the
+	// write(2) that filled it, on behalf of whoever wrote; setuid and
+	// setgid go at the write(2) itself, by SetAttr with ClearSetid.
 	Write(ctx context.Context, ino Ino, idx uint32, s Slice, mtime int64) (Attr, int, error)
 	// Compact replaces the records old, which must still be the first
 	// len(old) records of chunk idx, by the single record s (which covers

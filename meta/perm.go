@@ -103,6 +103,12 @@ func ApplySetAttr(a *Attr, cred Cred, set SetAttr, now int64) error {
 		}
 	}
 	changed := false
+	if set.ClearSetid {
+		if m := ModeAfterWrite(a, cred); m != a.Mode {
+			a.Mode = m
+			changed = true
+		}
+	}
 	if set.Mode != nil {
 		m := *set.Mode & 07777
 		if !root && m&02000 != 0 && !cred.InGroup(a.Gid) {
@@ -118,18 +124,14 @@ func ApplySetAttr(a *Attr, cred Cred, set SetAttr, now int64) error {
 		changed = true
 	}
 	if set.Uid != nil || set.Gid != nil {
+		if set.Mode == nil {
+			a.Mode = ModeAfterChown(a, cred)
+		}
 		if set.Uid != nil {
 			a.Uid = *set.Uid
 		}
 		if set.Gid != nil {
 			a.Gid = *set.Gid
-		}
-		if a.Type != TypeDirectory && set.Mode == nil {
-			// chown clears setuid, and setgid when group-executable.
-			a.Mode &^= 04000
-			if a.Mode&0010 != 0 {
-				a.Mode &^= 02000
-			}
 		}
 		changed = true
 	}

@@ -133,6 +133,10 @@ type SetAttr struct {
 	Mtime    *int64
 	AtimeNow bool // set atime to the engine's clock (UTIME_NOW)
 	MtimeNow bool
+	// ClearSetid clears setuid and setgid as a write or truncate by the
+	// caller does (ModeAfterWrite). It needs no permission of its own:
+	// the caller asks it for a write or truncate already allowed.
+	ClearSetid bool
 }
 
 // Rename flags, as in renameat2(2).

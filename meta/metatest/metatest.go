@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 		checkTests(),
 		permTests(),
 		setattrTests(),
+		setidTests(),
 		timeTests(),
 		renameTests(),
 		orphanTests(),
