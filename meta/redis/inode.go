@@ -71,6 +71,9 @@ func setArgs(set meta.SetAttr) []any {
 	if set.MtimeNow {
 		which |= 64
 	}
+	if set.ClearSetid {
+		which |= 128
+	}
 	return []any{which, mode, uid, gid, as, an, ms, mn}
 }
 

@@ -58,8 +58,8 @@ func TestPermLuaMatchesGo(t *testing.T) {
 		{Uid: 1001, Gid: 1001}, {Uid: 1001, Gid: 2000, Gids: []uint32{1000}}, {Uid: 65534, Gid: 65534},
 	}
 	var attrs []meta.Attr
-	for _, typ := range []meta.FileType{meta.TypeFile, meta.TypeDirectory} {
-		for _, mode := range []uint16{0, 0001, 0010, 0604, 0111, 0644, 0700, 0755, 0770, 0707, 01777, 02775, 02010, 06755, 04711, 02070} {
+	for _, typ := range []meta.FileType{meta.TypeFile, meta.TypeDirectory, meta.TypeFIFO} {
+		for _, mode := range []uint16{0, 0001, 0010, 0604, 0111, 0644, 0700, 0755, 0770, 0707, 01777, 02775, 02010, 06755, 04711, 02070, 02767, 06767} {
 			for _, owner := range [][2]uint32{{1000, 1000}, {0, 0}, {1001, 2000}} {
 				attrs = append(attrs, meta.Attr{Type: typ, Mode: mode, Uid: owner[0], Gid: owner[1], Nlink: 1,
 					Atime: 1e18 + 5, Mtime: -1, Ctime: 7})
@@ -92,6 +92,16 @@ func TestPermLuaMatchesGo(t *testing.T) {
 					cases++
 				}
 			}
+			for _, rule := range []struct {
+				name string
+				fn   func(*meta.Attr, meta.Cred) uint16
+			}{{"mode_after_write", meta.ModeAfterWrite}, {"mode_after_chown", meta.ModeAfterChown}} {
+				got, _ := run(c, rule.name, encodeAttr(&a))
+				if want := fmt.Sprint(rule.fn(&a, c)); got != want {
+					t.Errorf("%s(%+v, %+v): Lua %s, Go %s", rule.name, a, c, got, want)
+				}
+				cases++
+			}
 			for _, set := range setCases() {
 				gotE, gotA := run(c, append([]any{"apply_setattr", encodeAttr(&a)}, setArgs(set)...)...)
 				wantA := a
@@ -116,6 +126,7 @@ func setCases() []meta.SetAttr {
 		{Mode: m(02775), Gid: u(7)}, {Mode: m(02775), Gid: u(2000)},
 		{Atime: ts(1234567890123456789)}, {Mtime: ts(-5)}, {AtimeNow: true}, {MtimeNow: true},
 		{AtimeNow: true, MtimeNow: true}, {Atime: ts(1), MtimeNow: true},
+		{ClearSetid: true}, {ClearSetid: true, Mode: m(06777)}, {ClearSetid: true, Gid: u(1000)},
 	}
 }
 
@@ -136,5 +147,5 @@ func describeSet(s meta.SetAttr) string {
 	if s.Mtime != nil {
 		out += fmt.Sprintf("mtime=%d ", *s.Mtime)
 	}
-	return out + fmt.Sprintf("now=%v/%v", s.AtimeNow, s.MtimeNow)
+	return out + fmt.Sprintf("now=%v/%v clear-setid=%v", s.AtimeNow, s.MtimeNow, s.ClearSetid)
 }

@@ -1,6 +1,6 @@
 -- perm.lua ports meta/perm.go (Access, MayDelete, InitAttr, ApplySetAttr)
--- to Lua so that the checks run inside the same script as the change.
--- The Go functions are the reference; perm_lua_test.go compares the two.
+-- and meta/setid.go (ModeAfterWrite, ModeAfterChown) to Lua so that the
+-- checks run inside the same script as the change. The Go functions are the reference; perm_lua_test.go compares the two.
 -- Errors are errno names.
 
 local function in_group(c, gid)
@@ -57,9 +57,28 @@ local function init_attr(parent, c, t, mode, rdev)
   return a
 end
 
+-- setgid_to_drop, mode_after_write and mode_after_chown port
+-- meta/setid.go: 1024 is setgid, 2048 setuid, 8 group-exec.
+local function setgid_to_drop(a, c)
+  if band(a.mode, 1024) == 0 then return 0 end
+  if band(a.mode, 8) ~= 0 then return 1024 end
+  if c.uid ~= 0 and not in_group(c, a.gid) then return 1024 end
+  return 0
+end
+
+local function mode_after_write(a, c)
+  if a.t ~= TFILE or c.uid == 0 then return a.mode end
+  return band(a.mode, bnot(2048 + setgid_to_drop(a, c)))
+end
+
+local function mode_after_chown(a, c)
+  if a.t == TDIR then return a.mode end
+  return band(a.mode, bnot(2048 + setgid_to_drop(a, c)))
+end
+
 -- apply_setattr is ApplySetAttr. set holds mode, uid, gid (numbers or
--- nil), atime and mtime ({seconds, nanoseconds} or nil), atime_now and
--- mtime_now (booleans).
+-- nil), atime and mtime ({seconds, nanoseconds} or nil), atime_now,
+-- mtime_now and clear_setid (booleans).
 local function apply_setattr(a, c, set)
   local root = c.uid == 0
   local owner = root or c.uid == a.uid
@@ -74,6 +93,10 @@ local function apply_setattr(a, c, set)
     if e then return e end
   end
   local changed = false
+  if set.clear_setid then
+    local m = mode_after_write(a, c)
+    if m ~= a.mode then a.mode = m; changed = true end
+  end
   if set.mode then
     local m = band(set.mode, 4095)
     if not root and band(m, 1024) ~= 0 and not in_group(c, a.gid) then
@@ -85,12 +108,9 @@ local function apply_setattr(a, c, set)
     changed = true
   end
   if set.uid or set.gid then
+    if not set.mode then a.mode = mode_after_chown(a, c) end
     if set.uid then a.uid = set.uid end
     if set.gid then a.gid = set.gid end
-    if a.t ~= TDIR and not set.mode then
-      a.mode = band(a.mode, bnot(2048))
-      if band(a.mode, 8) ~= 0 then a.mode = band(a.mode, bnot(1024)) end
-    end
     changed = true
   end
   if set.atime then a.as, a.an = set.atime[1], set.atime[2]; changed = true end
@@ -102,8 +122,8 @@ local function apply_setattr(a, c, set)
 end
 
 -- read_set reads a SetAttr from ARGV[i..i+7]: which (bits: 1 mode, 2 uid,
--- 4 gid, 8 atime, 16 mtime, 32 atime now, 64 mtime now), mode, uid, gid,
--- atime s, atime ns, mtime s, mtime ns.
+-- 4 gid, 8 atime, 16 mtime, 32 atime now, 64 mtime now, 128 clear setid),
+-- mode, uid, gid, atime s, atime ns, mtime s, mtime ns.
 local function read_set(i)
   local which = tonumber(ARGV[i])
   local set = {}
@@ -114,6 +134,7 @@ local function read_set(i)
   if band(which, 16) ~= 0 then set.mtime = {tonumber(ARGV[i + 6]), tonumber(ARGV[i + 7])} end
   set.atime_now = band(which, 32) ~= 0
   set.mtime_now = band(which, 64) ~= 0
+  set.clear_setid = band(which, 128) ~= 0
   return set
 end
 

@@ -14,6 +14,10 @@ elseif fn == 'may_delete' then
 elseif fn == 'init_attr' then
   local a = init_attr(unpack_attr(ARGV[A + 1]), cred, tonumber(ARGV[A + 2]), tonumber(ARGV[A + 3]), tonumber(ARGV[A + 4]))
   return res(nil, a)
+elseif fn == 'mode_after_write' then
+  return res(tostring(mode_after_write(unpack_attr(ARGV[A + 1]), cred)))
+elseif fn == 'mode_after_chown' then
+  return res(tostring(mode_after_chown(unpack_attr(ARGV[A + 1]), cred)))
 elseif fn == 'apply_setattr' then
   local a = unpack_attr(ARGV[A + 1])
   local e = apply_setattr(a, cred, read_set(A + 2))
