@@ -48,6 +48,13 @@ func (fs *FS) Read(cancel <-chan struct{}, in *gofuse.ReadIn, buf []byte) (gofus
 
 func (fs *FS) Write(cancel <-chan struct{}, in *gofuse.WriteIn, data []byte) (uint32, gofuse.Status) {
 	defer fs.observe("write", time.Now())
+	if in.WriteFlags&gofuse.WRITE_KILL_SUIDGID != 0 {
+		// The caller lacks CAP_FSETID: the kernel sets this on each of
+		// its writes, whatever the file's mode.
+		if err := fs.v.ClearSetid(ctxOf(cancel), fs.cred(&in.InHeader), in.Fh); err != nil {
+			return 0, errno("write", err)
+		}
+	}
 	n, err := fs.v.Write(ctxOf(cancel), in.Fh, data, in.Offset)
 	if err != nil {
 		return uint32(n), errno("write", err)
@@ -80,11 +87,20 @@ func (fs *FS) Fallocate(cancel <-chan struct{}, in *gofuse.FallocateIn) gofuse.S
 	if in.Mode&^supported != 0 {
 		return errno("fallocate", meta.ErrNotSupported)
 	}
+	// Linux clears setuid and setgid on fallocate as on a write; the
+	// kernel flags neither request, so the caller's uid decides.
+	if err := fs.v.ClearSetid(ctxOf(cancel), fs.cred(&in.InHeader), in.Fh); err != nil {
+		return errno("fallocate", err)
+	}
 	return errno("fallocate", fs.v.Fallocate(ctxOf(cancel), fs.cred(&in.InHeader), in.Fh, meta.Ino(in.NodeId), uint8(in.Mode), in.Offset, in.Length))
 }
 
 func (fs *FS) CopyFileRange(cancel <-chan struct{}, in *gofuse.CopyFileRangeIn) (uint32, gofuse.Status) {
 	defer fs.observe("copy_file_range", time.Now())
+	// The destination is written: setuid and setgid go as on a write.
+	if err := fs.v.ClearSetid(ctxOf(cancel), fs.cred(&in.InHeader), in.FhOut); err != nil {
+		return 0, errno("copy_file_range", err)
+	}
 	n, err := fs.v.CopyFileRange(ctxOf(cancel), in.FhIn, in.OffIn, in.FhOut, in.OffOut, min(in.Len, 1<<30))
 	if err != nil && n == 0 {
 		return 0, errno("copy_file_range", err)

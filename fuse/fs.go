@@ -101,6 +101,10 @@ func (fs *FS) SetAttr(cancel <-chan struct{}, in *gofuse.SetAttrIn, out *gofuse.
 	if in.Valid&gofuse.FATTR_SIZE != 0 {
 		s := in.Size
 		size = &s
+		// A truncate by a caller without CAP_FSETID. On a chown the
+		// kernel sets the flag for every caller, and the engine's chown
+		// rule (meta.ModeAfterChown) already does what it asks.
+		set.ClearSetid = in.Valid&gofuse.FATTR_KILL_SUIDGID != 0
 	}
 	if in.Valid&gofuse.FATTR_ATIME_NOW != 0 {
 		set.AtimeNow = true
@@ -115,6 +119,21 @@ func (fs *FS) SetAttr(cancel <-chan struct{}, in *gofuse.SetAttrIn, out *gofuse.
 		set.Mtime = &t
 	}
 	ino := meta.Ino(in.NodeId)
+	if in.Valid&^(gofuse.FATTR_FH|gofuse.FATTR_LOCKOWNER) == 0 {
+		// With CAP_HANDLE_KILLPRIV_V2 the kernel sends a SETATTR that
+		// changes nothing where it would have cleared setuid and setgid
+		// itself: for chown(-1, -1) by anyone, and before a write,
+		// fallocate or copy_file_range by a caller without CAP_FSETID
+		// (each of which clears the bits itself too). Only root and the
+		// owner may chown, and for the owner's write both rules clear
+		// the same bits, so KeepOwner serves both.
+		a, err := fs.v.KeepOwner(ctxOf(cancel), fs.cred(&in.InHeader), ino)
+		if err != nil {
+			return errno("setattr", err)
+		}
+		fs.attrOut(out, ino, &a)
+		return gofuse.OK
+	}
 	var fh uint64
 	if in.Valid&gofuse.FATTR_FH != 0 {
 		fh = in.Fh

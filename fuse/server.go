@@ -64,6 +64,13 @@ func Mount(v *vfs.VFS, mountpoint string, o Options) (*gofuse.Server, error) {
 	if o.ReadOnly {
 		opts.Options = append(opts.Options, "ro")
 	}
+	// Setuid and setgid clearing is ours: without this the kernel clears
+	// them before a write or truncate by sending a chmod with the
+	// writer's credentials, which a non-owner may not do (the write
+	// failed with EPERM). With it the kernel flags the writes, truncates
+	// and chowns of callers without CAP_FSETID, and the FS applies
+	// meta.ModeAfterWrite and meta.ModeAfterChown.
+	opts.ExtraCapabilities |= gofuse.CAP_HANDLE_KILLPRIV_V2
 	if o.WritebackCache {
 		opts.ExtraCapabilities |= gofuse.CAP_WRITEBACK_CACHE
 	}

@@ -68,6 +68,13 @@ func (c *Client) GetAttr(ctx context.Context, ino Ino) (Attr, error) {
 	return c.GetAttrFresh(ctx, ino)
 }
 
+// LastAttr returns the attributes this client last read or wrote for ino,
+// however long ago, without a round trip; false when it has none. They
+// are as fresh as close-to-open makes them while ino is open here.
+func (c *Client) LastAttr(ino Ino) (Attr, bool) {
+	return c.attrs.peek(ino)
+}
+
 // GetAttrFresh reads ino's attributes from the engine, bypassing the cache
 // (open does, for close-to-open consistency).
 func (c *Client) GetAttrFresh(ctx context.Context, ino Ino) (Attr, error) {

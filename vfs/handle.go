@@ -125,6 +125,12 @@ func (v *VFS) Open(ctx context.Context, cred meta.Cred, ino meta.Ino, flags uint
 			return 0, meta.Attr{}, err
 		}
 	}
+	if h.file != nil && flags&syscall.O_TRUNC != 0 {
+		if a, err = v.clearSetid(ctx, cred, ino, a); err != nil {
+			v.release(ctx, h)
+			return 0, meta.Attr{}, err
+		}
+	}
 	return v.addHandle(h), v.overlay(ino, a), nil
 }
 

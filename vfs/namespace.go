@@ -36,9 +36,10 @@ func (v *VFS) GetAttr(ctx context.Context, ino meta.Ino) (meta.Attr, error) {
 	return v.overlay(ino, a), nil
 }
 
-// SetAttr changes the length (when size is not nil), then mode, owner and
-// times of ino. fh, when not 0, is the handle the change came through
-// (ftruncate).
+// SetAttr changes the length (when size is not nil), then clears setuid
+// and setgid as a write by cred does (set.ClearSetid, a round trip only
+// when there is a bit to clear), then mode, owner and times of ino. fh,
+// when not 0, is the handle the change came through (ftruncate).
 func (v *VFS) SetAttr(ctx context.Context, cred meta.Cred, ino meta.Ino, set meta.SetAttr, size *uint64, fh uint64) (meta.Attr, error) {
 	if ino == StatsIno {
 		return meta.Attr{}, meta.ErrNotPermitted
@@ -58,6 +59,19 @@ func (v *VFS) SetAttr(ctx context.Context, cred meta.Cred, ino meta.Ino, set met
 		if a, err = v.truncate(ctx, tcred, ino, *size); err != nil {
 			return meta.Attr{}, err
 		}
+	}
+	if set.ClearSetid {
+		// A truncate by a caller without CAP_FSETID (the kernel says
+		// which); after it, so that a refused truncate clears nothing.
+		if size == nil {
+			if a, err = v.client.GetAttr(ctx, ino); err != nil {
+				return meta.Attr{}, err
+			}
+		}
+		if a, err = v.clearSetid(ctx, cred, ino, a); err != nil {
+			return meta.Attr{}, err
+		}
+		set.ClearSetid = false
 	}
 	if set.Mode != nil || set.Uid != nil || set.Gid != nil || set.Atime != nil || set.Mtime != nil || set.AtimeNow || set.MtimeNow {
 		if set.Mtime != nil || set.MtimeNow {
