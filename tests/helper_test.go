@@ -139,6 +139,8 @@ func helperTry(args []string) error {
 	case "truncate":
 		n, _ := strconv.ParseInt(arg(2), 10, 64)
 		return unix.Truncate(p, n)
+	case "ftruncate", "fallocate", "otrunc":
+		return tryOnDescriptor(op, p)
 	case "utimens-now":
 		ts := []unix.Timespec{{Nsec: unix.UTIME_NOW}, {Nsec: unix.UTIME_NOW}}
 		return unix.UtimesNanoAt(unix.AT_FDCWD, p, ts, 0)
