@@ -34,6 +34,7 @@ var routineFiles embed.FS
 // holder committed (see lockDirEntry).
 var pgRoutines = mustRoutineStatements("postgres", false, []string{
 	"cairn_write", "cairn_file_errno", "cairn_grow", "cairn_space_errno", "cairn_in_group", "cairn_access",
+	"cairn_mode_after_write", "cairn_mode_after_chown",
 	"cairn_may_delete", "cairn_search", "cairn_lock_victim", "cairn_create", "cairn_remove", "cairn_rmdir",
 	"cairn_is_ancestor", "cairn_move", "cairn_link", "cairn_setxattr", "cairn_removexattr", "cairn_setattr",
 	"cairn_drop_chunks", "cairn_hide_range", "cairn_release", "cairn_truncate", "cairn_flock", "cairn_setlk",
@@ -59,6 +60,7 @@ var pgRoutines = mustRoutineStatements("postgres", false, []string{
 // would shadow the column.
 var mysqlRoutines = mustRoutineStatements("mysql", true, []string{
 	"cairn_in_group", "cairn_file_errno", "cairn_grow", "cairn_space_errno", "cairn_access", "cairn_may_delete",
+	"cairn_mode_after_write", "cairn_mode_after_chown",
 	"cairn_is_ancestor", "cairn_search", "cairn_lock_victim", "cairn_write", "cairn_create", "cairn_remove",
 	"cairn_rmdir", "cairn_move", "cairn_link", "cairn_setxattr", "cairn_removexattr", "cairn_setattr",
 	"cairn_drop_chunks", "cairn_hide_range", "cairn_release", "cairn_truncate", "cairn_flock",

@@ -289,6 +289,9 @@ func (e *Engine) setAttrRoutine(ctx context.Context, cred meta.Cred, ino meta.In
 	if set.MtimeNow {
 		which |= 64
 	}
+	if set.ClearSetid {
+		which |= 128
+	}
 	return e.callAttr(ctx, routineSetAttr, func() string { return fmt.Sprintf("changing inode %d, it may or may not have changed", ino) },
 		int64(ino), which, mode, uid, gid, atime, mtime, int64(cred.Uid), groupsArg(cred), nowNs())
 }

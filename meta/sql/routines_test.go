@@ -126,8 +126,39 @@ func checkRoutineRules(t *testing.T, e *Engine) {
 			}
 		}
 	}
+	cases += checkSetidRules(t, c, creds)
 	cases += checkSetAttrRule(t, e, creds)
 	t.Logf("%d cases agree", cases)
+}
+
+// checkSetidRules compares cairn_mode_after_write and
+// cairn_mode_after_chown with meta.ModeAfterWrite and meta.ModeAfterChown.
+func checkSetidRules(t *testing.T, c *conn, creds []meta.Cred) (cases int) {
+	rules := []struct {
+		routine string
+		rule    func(*meta.Attr, meta.Cred) uint16
+	}{{"cairn_mode_after_write", meta.ModeAfterWrite}, {"cairn_mode_after_chown", meta.ModeAfterChown}}
+	for _, typ := range []meta.FileType{meta.TypeFile, meta.TypeDirectory, meta.TypeFIFO, meta.TypeSymlink} {
+		for _, mode := range []uint16{0, 0777, 04777, 02777, 06777, 02767, 06767, 02010, 04000, 01777, 07777} {
+			for _, gid := range []uint32{0, 1000, 2000, 7} {
+				a := meta.Attr{Type: typ, Mode: mode, Uid: 1000, Gid: gid}
+				for _, cred := range creds {
+					for _, r := range rules {
+						var got int64
+						if err := c.queryRow("SELECT "+r.routine+"(?, ?, ?, ?, ?)", int64(a.Type), int64(a.Mode), int64(a.Gid),
+							int64(cred.Uid), groupsArg(cred)).Scan(&got); err != nil {
+							t.Fatal(err)
+						}
+						if want := r.rule(&a, cred); got != int64(want) {
+							t.Errorf("%s(%+v, %+v): routine %o, Go %o", r.routine, a, cred, got, want)
+						}
+						cases++
+					}
+				}
+			}
+		}
+	}
+	return cases
 }
 
 // checkSetAttrRule compares SetAttr through cairn_setattr with
@@ -144,13 +175,14 @@ func checkSetAttrRule(t *testing.T, e *Engine, creds []meta.Cred) (cases int) {
 		{Mode: m(02775), Gid: u(7)}, {Mode: m(02775), Gid: u(2000)},
 		{Atime: ts(1234567890123456789)}, {Mtime: ts(-5)}, {AtimeNow: true}, {MtimeNow: true},
 		{AtimeNow: true, MtimeNow: true}, {Atime: ts(1), MtimeNow: true},
+		{ClearSetid: true}, {ClearSetid: true, Mode: m(06777)}, {ClearSetid: true, Gid: u(1000)},
 	}
 	for i, typ := range []meta.FileType{meta.TypeFile, meta.TypeDirectory} {
 		ino := meta.Ino(900 + i)
 		if _, err := e.Mknod(ctx, meta.RootCred, meta.RootIno, fmt.Sprintf("setattr%d", i), ino, typ, 0644, 0, ""); err != nil {
 			t.Fatal(err)
 		}
-		for _, mode := range []uint16{0644, 0666, 02775, 06755, 02070, 0} {
+		for _, mode := range []uint16{0644, 0666, 02775, 06755, 02070, 0, 02767, 06767} {
 			for _, owner := range [][2]uint32{{1000, 1000}, {0, 0}, {1001, 2000}} {
 				for _, cred := range creds {
 					for _, set := range sets {

@@ -1,14 +1,16 @@
 CREATE PROCEDURE cairn_setattr(p_ino BIGINT, p_which BIGINT, p_mode BIGINT, p_uid BIGINT, p_gid BIGINT,
 	p_atime BIGINT, p_mtime BIGINT, c_uid BIGINT, c_groups TEXT, p_now BIGINT)
 BEGIN
-	DECLARE a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_mtime, a_ctime, a_parent, v_gid BIGINT;
+	DECLARE a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_mtime, a_ctime, a_parent, v_gid, v_mode BIGINT;
 	DECLARE v_root, v_owner BOOLEAN;
+	DECLARE v_changed BOOLEAN DEFAULT p_which & 127 <> 0;
 	DECLARE r_errno INT DEFAULT 0;
 	DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;
 	START TRANSACTION;
 	body: BEGIN
 		-- meta.ApplySetAttr. p_which: 1 mode, 2 uid, 4 gid, 8 atime,
-		-- 16 mtime, 32 atime now, 64 mtime now.
+		-- 16 mtime, 32 atime now, 64 mtime now, 128 clear setid (no
+		-- permission needed; ctime changes only if the mode does).
 		SELECT ftype, mode, uid, gid, rdev, nlink, length, atime, mtime, ctime, parent
 			INTO a_ftype, a_mode, a_uid, a_gid, a_rdev, a_nlink, a_length, a_atime, a_mtime, a_ctime, a_parent
 			FROM cairn_node WHERE ino = p_ino FOR UPDATE;
@@ -25,6 +27,10 @@ BEGIN
 			SET r_errno = cairn_access(a_ftype, a_mode, a_uid, a_gid, c_uid, c_groups, 2);
 			IF r_errno <> 0 THEN LEAVE body; END IF;
 		END IF;
+		IF p_which & 128 <> 0 THEN
+			SET v_mode = cairn_mode_after_write(a_ftype, a_mode, a_gid, c_uid, c_groups);
+			IF v_mode <> a_mode THEN SET a_mode = v_mode, v_changed = TRUE; END IF;
+		END IF;
 		IF p_which & 1 <> 0 THEN
 			SET a_mode = p_mode & 4095;
 			IF NOT v_root AND a_mode & 1024 <> 0 AND NOT cairn_in_group(c_groups, a_gid) THEN
@@ -33,19 +39,17 @@ BEGIN
 			END IF;
 		END IF;
 		IF p_which & 6 <> 0 THEN
+			IF p_which & 1 = 0 THEN
+				SET a_mode = cairn_mode_after_chown(a_ftype, a_mode, a_gid, c_uid, c_groups);
+			END IF;
 			IF p_which & 2 <> 0 THEN SET a_uid = p_uid; END IF;
 			IF p_which & 4 <> 0 THEN SET a_gid = p_gid; END IF;
-			IF a_ftype <> 2 AND p_which & 1 = 0 THEN
-				-- chown clears setuid, and setgid when group-executable.
-				SET a_mode = a_mode & ~2048;
-				IF a_mode & 8 <> 0 THEN SET a_mode = a_mode & ~1024; END IF;
-			END IF;
 		END IF;
 		IF p_which & 8 <> 0 THEN SET a_atime = p_atime; END IF;
 		IF p_which & 32 <> 0 THEN SET a_atime = p_now; END IF;
 		IF p_which & 16 <> 0 THEN SET a_mtime = p_mtime; END IF;
 		IF p_which & 64 <> 0 THEN SET a_mtime = p_now; END IF;
-		IF p_which <> 0 THEN SET a_ctime = p_now; END IF;
+		IF v_changed THEN SET a_ctime = p_now; END IF;
 		UPDATE cairn_node SET mode = a_mode, uid = a_uid, gid = a_gid, atime = a_atime, mtime = a_mtime, ctime = a_ctime
 			WHERE ino = p_ino;
 	END;
