@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -177,4 +178,48 @@ func TestSetidRoot(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSetidAtWrite: the bits go at the write(2) itself, durably, while the
+// written data may still be buffered: a stat through the same mount, and
+// through a second mount of the volume (another client), sees them gone
+// before the writer closes its descriptor.
+func TestSetidAtWrite(t *testing.T) {
+	v := newVolume(t)
+	p := v.path("suid")
+	writeFile(t, p, []byte("hello"))
+	must(t, unix.Chmod(p, 0o6777), "chmod")
+	var there string
+	if !singleProcess() {
+		there = filepath.Join(tempDir(t), "mnt2")
+		must(t, os.Mkdir(there, 0o755), "mkdir")
+		v.mountAt(t, there)
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	must(t, err, "open")
+	defer f.Close()
+	must(t, writeAsNobody(f, []byte("x")), "write with the file-system identity of uid 65534")
+	if got := modeOf(t, p); got != 0o777 {
+		t.Errorf("mode after a write by 65534, before close: %04o, want 0777", got)
+	}
+	if there != "" {
+		if got := modeOf(t, filepath.Join(there, "suid")); got != 0o777 {
+			t.Errorf("mode on a second mount after a write by 65534, before close: %04o, want 0777", got)
+		}
+	}
+}
+
+// writeAsNobody writes p through f from a thread whose file-system
+// identity is uid and gid 65534, which drops CAP_FSETID as a real user
+// would lack it. The thread is thrown away afterwards.
+func writeAsNobody(f *os.File, p []byte) error {
+	done := make(chan error)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		unix.Setfsgid(65534)
+		unix.Setfsuid(65534)
+		_, err := f.Write(p)
+		done <- err
+	}()
+	return <-done
 }
