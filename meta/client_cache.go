@@ -40,16 +40,19 @@ func (c *attrCache) peek(ino Ino) (Attr, bool) {
 	return e.attr, ok
 }
 
+// put caches a for ttl. With ttl <= 0 (no attribute cache) a is kept as
+// already expired: get never serves it, peek does (Client.LastAttr).
 func (c *attrCache) put(ino Ino, a Attr, ttl time.Duration) {
-	if ttl <= 0 {
-		return
+	var expires time.Time
+	if ttl > 0 {
+		expires = time.Now().Add(ttl)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.m) > 1<<20 {
 		c.m = make(map[Ino]cachedAttr)
 	}
-	c.m[ino] = cachedAttr{attr: a, expires: time.Now().Add(ttl)}
+	c.m[ino] = cachedAttr{attr: a, expires: expires}
 }
 
 func (c *attrCache) drop(inos ...Ino) {
