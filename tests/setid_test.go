@@ -211,14 +211,24 @@ func TestSetidAtWrite(t *testing.T) {
 
 // writeAsNobody writes p through f from a thread whose file-system
 // identity is uid and gid 65534, which drops CAP_FSETID as a real user
-// would lack it. The thread is thrown away afterwards.
+// would lack it. The thread gets root's identity back (and with it the
+// capability) before it serves other goroutines. It must not end
+// instead: a server a test started from that thread dies with it
+// (Pdeathsig).
 func writeAsNobody(f *os.File, p []byte) error {
 	done := make(chan error)
 	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		runtime.LockOSThread()
 		unix.Setfsgid(65534)
 		unix.Setfsuid(65534)
 		_, err := f.Write(p)
+		unix.Setfsuid(0)
+		unix.Setfsgid(0)
+		uid, _ := unix.SetfsuidRetUid(-1) // -1 changes nothing and tells the current one
+		gid, _ := unix.SetfsgidRetGid(-1)
+		if uid == 0 && gid == 0 {
+			runtime.UnlockOSThread()
+		} // else the thread ends with the goroutine, as it must
 		done <- err
 	}()
 	return <-done
