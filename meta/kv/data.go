@@ -2,6 +2,7 @@ package kv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"cairn/meta"
@@ -217,7 +218,9 @@ func (e *Engine) Fallocate(ctx context.Context, cred meta.Cred, ino meta.Ino, mo
 		if err := t.prefetch(t.k.attr(ino), t.usageKey(ino)); err != nil {
 			return err
 		}
-		if a, err = t.file(ino); err != nil {
+		if a, err = t.file(ino); errors.Is(err, meta.ErrInvalid) {
+			return meta.ErrNoDevice // fallocate(2) of a special file
+		} else if err != nil {
 			return err
 		}
 		if err := meta.Access(&a, cred, meta.MayWrite); err != nil {

@@ -215,6 +215,9 @@ func testFallocateErrors(x *env) {
 	x.want(meta.ErrNotSupported, err, "punch hole without keep-size")
 	_, err = x.e.Fallocate(x.ctx, meta.RootCred, d, 0, 0, 10)
 	x.want(meta.ErrIsDir, err, "Fallocate of a directory")
+	link := x.symlink(meta.RootIno, "l", "f")
+	_, err = x.e.Fallocate(x.ctx, meta.RootCred, link, 0, 0, 10)
+	x.want(meta.ErrNoDevice, err, "Fallocate of a symlink")
 	_, err = x.e.Fallocate(x.ctx, meta.RootCred, 999999, 0, 0, 10)
 	x.want(meta.ErrNotFound, err, "Fallocate of a missing inode")
 	if a := x.attr(f); a.Length != 0 {

@@ -27,7 +27,7 @@ var errnos = map[string]error{
 	"ENOTSUP":   meta.ErrNotSupported,
 	"EAGAIN":    meta.ErrAgain,
 	"EIO":       meta.ErrIO,
-	"ENODEV":    meta.ErrNotSupported,
+	"ENODEV":    meta.ErrNoDevice,
 	"CONFLICT":  meta.ErrConflict,
 	// The server's own refusals that callers can act on.
 	"OOM":      meta.ErrNoSpace,  // maxmemory reached (noeviction)
