@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
 	"cairn/bench/fsbench"
@@ -122,7 +121,7 @@ func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error)
 		if err != nil {
 			return p, err
 		}
-		d, err := parallel(tasks, func(t int) error {
+		d, err := fsbench.Parallel(tasks, func(t int) error {
 			for i := 0; i < n; i++ {
 				if err := o.run(dirs[t], i); err != nil {
 					return err
@@ -160,22 +159,6 @@ func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error)
 		p.Rows[i].Ratio = p.Rows[i].Us / f
 	}
 	return p, nil
-}
-
-// parallel runs f for every task at once and returns the wall time.
-func parallel(tasks int, f func(t int) error) (time.Duration, error) {
-	var wg sync.WaitGroup
-	errs := make([]error, tasks)
-	start := time.Now()
-	for t := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[t] = f(t)
-		}()
-	}
-	wg.Wait()
-	return time.Since(start), errors.Join(errs...)
 }
 
 // perOp is the mean time in µs of one operation of a task that made ops

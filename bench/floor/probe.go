@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"cairn/bench/fsbench"
 	"cairn/meta"
 	"cairn/volume"
 )
@@ -66,11 +67,11 @@ func (p *prober) probeAll(ctx context.Context, tasks, ops int) (Floor, error) {
 			return nil
 		}
 	}
-	write, err := parallel(tasks, each(p.probe.ProbeWrite))
+	write, err := fsbench.Parallel(tasks, each(p.probe.ProbeWrite))
 	if err != nil {
 		return Floor{}, err
 	}
-	read, err := parallel(tasks, each(p.probe.ProbeRead))
+	read, err := fsbench.Parallel(tasks, each(p.probe.ProbeRead))
 	if err != nil {
 		return Floor{}, err
 	}

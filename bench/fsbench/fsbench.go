@@ -187,8 +187,15 @@ func (b *runner) add(p Phase) {
 // parallel runs f for every thread at once and returns the wall time in
 // seconds.
 func (b *runner) parallel(f func(t int) error) (float64, error) {
+	d, err := Parallel(b.cfg.Threads, f)
+	return d.Seconds(), err
+}
+
+// Parallel runs f for tasks tasks at once, each with its own number, and
+// returns the wall time and every task's error.
+func Parallel(tasks int, f func(t int) error) (time.Duration, error) {
 	var wg sync.WaitGroup
-	errs := make([]error, b.cfg.Threads)
+	errs := make([]error, tasks)
 	start := time.Now()
 	for t := range errs {
 		wg.Add(1)
@@ -198,7 +205,7 @@ func (b *runner) parallel(f func(t int) error) (float64, error) {
 		}()
 	}
 	wg.Wait()
-	return time.Since(start).Seconds(), errors.Join(errs...)
+	return time.Since(start), errors.Join(errs...)
 }
 
 // dropCaches empties the kernel page cache, so that reads come from the
