@@ -1,0 +1,20 @@
+package kv
+
+import (
+	"testing"
+
+	"cairn/meta"
+	"cairn/meta/metatest"
+)
+
+func TestMemDump(t *testing.T) {
+	metatest.RunDump(t, func(t *testing.T) meta.Engine {
+		e := OpenMem()
+		t.Cleanup(func() { e.Close() })
+		return e
+	})
+}
+
+func TestBadgerDump(t *testing.T) {
+	metatest.RunDump(t, func(t *testing.T) meta.Engine { return openBadger(t, t.TempDir()) })
+}
