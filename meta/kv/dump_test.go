@@ -3,6 +3,7 @@ package kv
 import (
 	"testing"
 
+	"cairn/internal/testenv"
 	"cairn/meta"
 	"cairn/meta/metatest"
 )
@@ -17,4 +18,8 @@ func TestMemDump(t *testing.T) {
 
 func TestBadgerDump(t *testing.T) {
 	metatest.RunDump(t, func(t *testing.T) meta.Engine { return openBadger(t, t.TempDir()) })
+}
+
+func TestEtcdDump(t *testing.T) {
+	metatest.RunDump(t, etcdOpener(testenv.Etcd(t)))
 }

@@ -247,10 +247,12 @@ func (r *replay) Next() (*meta.DumpRecord, error) {
 	return &r.s.records[r.next-1], nil
 }
 
-// dumpUnderWriters dumps while two writers each move a file back and forth
-// between two directories and rewrite it, so that at every moment each
-// file has exactly one name; a dump that mixed moments would show one of
-// them under two names or none.
+// dumpUnderWriters dumps while two writers each move a directory back and
+// forth between two others. At every moment each moved directory has
+// exactly one name, its parent is the directory that names it, and the
+// link counts of the two match the subdirectories they hold; a dump that
+// mixed moments (tables or key ranges read at different times) breaks one
+// of these.
 func dumpUnderWriters(t *testing.T, e meta.Engine, dumper func(*testing.T, meta.Engine) meta.Dumper) {
 	x := &env{t: t, e: e, ctx: t.Context(), orphans: map[meta.Ino]bool{}}
 	x.must(e.Init(x.ctx, volumeFormat("dump"), false), "Init")
@@ -263,7 +265,7 @@ func dumpUnderWriters(t *testing.T, e meta.Engine, dumper func(*testing.T, meta.
 	}
 	names := []string{"w0", "w1"}
 	for _, n := range names {
-		x.create(left, n)
+		x.mkdir(left, n)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
@@ -299,14 +301,32 @@ func dumpUnderWriters(t *testing.T, e meta.Engine, dumper func(*testing.T, meta.
 	for round := range 5 {
 		s := dumpRecords(t, dumper(t, e))
 		seen := map[string]int{}
+		namedBy := map[meta.Ino]meta.Ino{}
+		subdirs := map[meta.Ino]uint32{}
+		attrs := map[meta.Ino]meta.Attr{}
 		for _, r := range s.records {
-			if r.Kind == meta.DumpEntry && (r.Ino == left || r.Ino == right) && slices.Contains(names, r.Name) {
+			switch {
+			case r.Kind == meta.DumpInode:
+				attrs[r.Ino] = r.Attr
+			case r.Kind == meta.DumpEntry && (r.Ino == left || r.Ino == right) && slices.Contains(names, r.Name):
 				seen[r.Name]++
+				namedBy[r.Child] = r.Ino
+				subdirs[r.Ino]++
 			}
 		}
 		for _, n := range names {
 			if seen[n] != 1 {
-				t.Errorf("dump %d: file %s has %d names, want 1: not one moment", round, n, seen[n])
+				t.Errorf("dump %d: directory %s has %d names, want 1: not one moment", round, n, seen[n])
+			}
+		}
+		for child, parent := range namedBy {
+			if attrs[child].Parent != parent {
+				t.Errorf("dump %d: directory %d is named in %d but its parent is %d: not one moment", round, child, parent, attrs[child].Parent)
+			}
+		}
+		for _, dir := range []meta.Ino{left, right} {
+			if attrs[dir].Nlink != 2+subdirs[dir] {
+				t.Errorf("dump %d: directory %d has nlink %d and holds %d subdirectories: not one moment", round, dir, attrs[dir].Nlink, subdirs[dir])
 			}
 		}
 	}
