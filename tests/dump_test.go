@@ -43,7 +43,7 @@ func populateForDump(t testing.TB, v *volume, bigDir int) {
 	must(t, unix.Chmod(p("sticky"), 0o1777), "chmod sticky")
 	must(t, unix.UtimesNanoAt(unix.AT_FDCWD, p("setuid"), []unix.Timespec{{Sec: 1234567890, Nsec: 123456789}, {Sec: 1300000000, Nsec: 987654321}}, 0), "utimensat")
 	must(t, unix.Setxattr(p("sizes"), "user.bin", []byte{0, 1, 2, 0xff}, 0), "setxattr")
-	must(t, unix.Setxattr(p("null"), "user.empty", []byte{}, 0), "setxattr")
+	must(t, unix.Setxattr(p("setuid"), "user.empty", []byte{}, 0), "setxattr")
 	must(t, os.Symlink("nowhere/at/all", p("dangling")), "symlink")
 	deep := p("deep")
 	for i := range 30 {

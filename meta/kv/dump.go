@@ -107,7 +107,10 @@ func (e *Engine) dumpFrom(tx Tx, w meta.DumpWriter) error {
 			rec.Kind, rec.Index = meta.DumpChunk, be.Uint32(name)
 			rec.Slices, err = decodeSlices(kv.Value)
 		case subXattr:
-			rec.Kind, rec.Name, rec.Value = meta.DumpXattr, string(name), kv.Value
+			if len(kv.Value) == 0 {
+				return fmt.Errorf("inode %d: corrupt xattr %q", ino, name)
+			}
+			rec.Kind, rec.Name, rec.Value = meta.DumpXattr, string(name), decodeXattr(kv.Value)
 		case subSymlink:
 			rec.Kind, rec.Target = meta.DumpSymlink, string(kv.Value)
 		default: // locks belong to live clients
@@ -238,7 +241,7 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 		case meta.DumpSymlink:
 			err = out.put(k.symlink(rec.Ino), []byte(rec.Target))
 		case meta.DumpXattr:
-			err = out.put(k.xattr(rec.Ino, rec.Name), append([]byte{}, rec.Value...))
+			err = out.put(k.xattr(rec.Ino, rec.Name), encodeXattr(rec.Value))
 		case meta.DumpChunk:
 			for _, s := range rec.Slices {
 				if s.ID != 0 {
