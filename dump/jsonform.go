@@ -1,7 +1,6 @@
 package dump
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -151,13 +150,8 @@ type jsonLine struct {
 // record count (end true).
 func decodeJSONLine(line []byte, r *meta.DumpRecord) (end bool, records uint64, err error) {
 	var l jsonLine
-	d := json.NewDecoder(bytes.NewReader(line))
-	d.DisallowUnknownFields()
-	if err := d.Decode(&l); err != nil {
-		return false, 0, fmt.Errorf("not a valid record: %v", err)
-	}
-	if d.More() {
-		return false, 0, errors.New("more than one JSON value on the line")
+	if err := scanJSONLine(line, &l); err != nil {
+		return false, 0, err
 	}
 	if l.Kind == "end" {
 		if l.Records == nil {

@@ -180,13 +180,15 @@ func (e *Engine) Restore(ctx context.Context, r meta.DumpReader) error {
 }
 
 // batch collects blind writes and commits them in transactions of at
-// most limit puts.
+// most limit puts. One transaction commits in the background while the
+// next batch is read and encoded.
 type batch struct {
-	ctx   context.Context
-	store Store
-	limit int
-	keys  [][]byte
-	vals  [][]byte
+	ctx      context.Context
+	store    Store
+	limit    int
+	keys     [][]byte
+	vals     [][]byte
+	inflight chan error
 }
 
 func (b *batch) put(key, value []byte) error {
@@ -198,18 +200,44 @@ func (b *batch) put(key, value []byte) error {
 	return nil
 }
 
+// flush starts committing what was put, once the previous commit is done.
 func (b *batch) flush() error {
+	if err := b.wait(); err != nil {
+		return err
+	}
 	if len(b.keys) == 0 {
 		return nil
 	}
-	err := b.store.Txn(b.ctx, func(tx Tx) error {
-		for i, k := range b.keys {
-			tx.Put(k, b.vals[i])
-		}
+	keys, vals := b.keys, b.vals
+	b.keys, b.vals = make([][]byte, 0, b.limit), make([][]byte, 0, b.limit)
+	b.inflight = make(chan error, 1)
+	go func() {
+		b.inflight <- b.store.Txn(b.ctx, func(tx Tx) error {
+			for i, k := range keys {
+				tx.Put(k, vals[i])
+			}
+			return nil
+		})
+	}()
+	return nil
+}
+
+// wait waits for the commit in flight.
+func (b *batch) wait() error {
+	if b.inflight == nil {
 		return nil
-	})
-	b.keys, b.vals = b.keys[:0], b.vals[:0]
+	}
+	err := <-b.inflight
+	b.inflight = nil
 	return err
+}
+
+// sync commits everything put so far.
+func (b *batch) sync() error {
+	if err := b.flush(); err != nil {
+		return err
+	}
+	return b.wait()
 }
 
 func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
@@ -218,6 +246,7 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 		limit = l.maxWrites()
 	}
 	out := &batch{ctx: ctx, store: e.store, limit: limit}
+	defer out.wait()
 	k := e.k
 	refs := map[uint64]uint64{}
 	var usage usageDelta
@@ -280,13 +309,13 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 			return err
 		}
 	}
-	if err := out.flush(); err != nil {
+	if err := out.sync(); err != nil {
 		return err
 	}
 	if err := out.put(k.format(), settings); err != nil {
 		return err
 	}
-	if err := out.flush(); err != nil {
+	if err := out.sync(); err != nil {
 		return err
 	}
 	e.setFormat(h.Format)
