@@ -88,7 +88,7 @@ func BenchmarkDumpLoad(b *testing.B) {
 		b.Run(scheme, func(b *testing.B) {
 			dir := b.TempDir()
 			src := open(b, url(dir, "src"))
-			if err := src.(meta.Dumper).Restore(ctx, &synthetic{n: n}); err != nil {
+			if err := dumper(b, src).Restore(ctx, &synthetic{n: n}); err != nil {
 				b.Fatal(err)
 			}
 			inodes := float64(n + n/1000 + 2)
@@ -97,7 +97,7 @@ func BenchmarkDumpLoad(b *testing.B) {
 				var buf bytes.Buffer
 				start := time.Now()
 				w, _ := NewWriter(&buf, Options{Binary: binary})
-				if err := src.(meta.Dumper).Dump(ctx, w); err != nil {
+				if err := dumper(b, src).Dump(ctx, w); err != nil {
 					b.Fatal(err)
 				}
 				w.Close()
@@ -109,7 +109,7 @@ func BenchmarkDumpLoad(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := dst.(meta.Dumper).Restore(ctx, r); err != nil {
+				if err := dumper(b, dst).Restore(ctx, r); err != nil {
 					b.Fatal(err)
 				}
 				loadTime := time.Since(start)
@@ -129,4 +129,12 @@ func open(b *testing.B, url string) meta.Engine {
 		b.Fatal(fmt.Errorf("open %s: %w", url, err))
 	}
 	return e
+}
+
+func dumper(b *testing.B, e meta.Engine) meta.Dumper {
+	d, ok := meta.AsDumper(e)
+	if !ok {
+		b.Fatalf("%s cannot dump", e.Name())
+	}
+	return d
 }

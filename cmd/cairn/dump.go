@@ -72,7 +72,7 @@ func openDumper(metaURL string) (meta.Engine, meta.Dumper, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d, ok := eng.(meta.Dumper)
+	d, ok := meta.AsDumper(eng)
 	if !ok {
 		eng.Close()
 		return nil, nil, fmt.Errorf("the %s engine cannot dump or load a volume", eng.Name())

@@ -21,10 +21,13 @@ import (
 // fails half-way; a dump taken while writers change the volume is one
 // moment of it. open returns a fresh, empty, unformatted engine, as for
 // Run.
-func RunDump(t *testing.T, open func(t *testing.T) meta.Engine) {
+func RunDump(t *testing.T, openRaw func(t *testing.T) meta.Engine) {
+	// As every client does, the suite calls engines through meta.Checked,
+	// so that AsDumper is tested through a wrapper too.
+	open := func(t *testing.T) meta.Engine { return meta.Checked(openRaw(t)) }
 	dumper := func(t *testing.T, e meta.Engine) meta.Dumper {
 		t.Helper()
-		d, ok := e.(meta.Dumper)
+		d, ok := meta.AsDumper(e)
 		if !ok {
 			t.Fatalf("engine %s does not implement meta.Dumper", e.Name())
 		}
