@@ -1,7 +1,6 @@
 package dump
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -94,18 +93,31 @@ func BenchmarkDumpLoad(b *testing.B) {
 			inodes := float64(n + n/1000 + 2)
 			for _, binary := range []bool{false, true} {
 				form := map[bool]string{false: "json", true: "binary"}[binary]
-				var buf bytes.Buffer
+				path := filepath.Join(dir, "dump-"+form)
+				file, err := os.Create(path)
+				if err != nil {
+					b.Fatal(err)
+				}
 				start := time.Now()
-				w, _ := NewWriter(&buf, Options{Binary: binary})
+				w, _ := NewWriter(file, Options{Binary: binary})
 				if err := dumper(b, src).Dump(ctx, w); err != nil {
 					b.Fatal(err)
 				}
-				w.Close()
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+				if err := file.Close(); err != nil {
+					b.Fatal(err)
+				}
 				dumpTime := time.Since(start)
-				size := buf.Len()
+				st, _ := os.Stat(path)
 				dst := open(b, url(dir, "dst-"+form))
+				file, err = os.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
 				start = time.Now()
-				r, err := NewReader(&buf, form)
+				r, err := NewReader(file, path)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -113,10 +125,11 @@ func BenchmarkDumpLoad(b *testing.B) {
 					b.Fatal(err)
 				}
 				loadTime := time.Since(start)
+				file.Close()
 				dst.Close()
 				b.ReportMetric(inodes/dumpTime.Seconds(), "dump-"+form+"-inodes/s")
 				b.ReportMetric(inodes/loadTime.Seconds(), "load-"+form+"-inodes/s")
-				b.Logf("%s %s: %d inodes, dump %v (%d bytes), load %v", scheme, form, uint64(inodes), dumpTime.Round(time.Millisecond), size, loadTime.Round(time.Millisecond))
+				b.Logf("%s %s: %d inodes, dump %v (%d bytes), load %v", scheme, form, uint64(inodes), dumpTime.Round(time.Millisecond), st.Size(), loadTime.Round(time.Millisecond))
 			}
 			src.Close()
 		})
