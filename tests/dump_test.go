@@ -237,3 +237,84 @@ func TestDumpBadInput(t *testing.T) {
 		t.Errorf("load then dump changed the volume:\n%s\nwant\n%s", b, data)
 	}
 }
+
+// TestDumpWhileWriting dumps a mounted volume while two writers keep
+// moving a directory each between two parents, then loads the dump and
+// mounts it: each moved directory must have exactly one name, and the
+// parents' link counts must match the subdirectories they hold — the tree
+// of one moment, not a mix.
+func TestDumpWhileWriting(t *testing.T) {
+	if singleProcess() {
+		t.Skipf("the %s engine serves one process at a time: no dump while mounted", engineName())
+	}
+	v := newVolume(t)
+	left, right := v.path("left"), v.path("right")
+	must(t, os.Mkdir(left, 0o755), "mkdir")
+	must(t, os.Mkdir(right, 0o755), "mkdir")
+	for i := range 3000 {
+		fd, err := unix.Open(filepath.Join(right, fmt.Sprintf("pad%04d", i)), unix.O_CREAT|unix.O_WRONLY, 0o600)
+		must(t, err, "create")
+		unix.Close(fd)
+	}
+	names := []string{"w0", "w1"}
+	for _, n := range names {
+		must(t, os.Mkdir(filepath.Join(left, n), 0o755), "mkdir")
+	}
+	stop := make(chan struct{})
+	errs := make(chan error, len(names))
+	for _, n := range names {
+		go func() {
+			from, to := left, right
+			for {
+				select {
+				case <-stop:
+					errs <- nil
+					return
+				default:
+				}
+				if err := os.Rename(filepath.Join(from, n), filepath.Join(to, n)); err != nil {
+					errs <- err
+					return
+				}
+				from, to = to, from
+			}
+		}()
+	}
+	dir := tempDir(t)
+	for round := range 5 {
+		file := filepath.Join(dir, fmt.Sprintf("dump%d.json", round))
+		cairnOK(t, "dump", v.meta, file)
+		target := &volume{name: v.name, meta: newMetaURL(t), bucket: v.bucket, mountArgs: v.mountArgs,
+			dir: filepath.Join(tempDir(t), "mnt")}
+		must(t, os.Mkdir(target.dir, 0o755), "mkdir")
+		cairnOK(t, "load", target.meta, file)
+		target.mount(t)
+		subdirs := map[string]uint64{}
+		for _, n := range names {
+			found := 0
+			for _, parent := range []string{"left", "right"} {
+				if fi, err := os.Stat(target.path(parent, n)); err == nil && fi.IsDir() {
+					found++
+					subdirs[parent]++
+				}
+			}
+			if found != 1 {
+				t.Errorf("dump %d: directory %s has %d names, want 1: not one moment", round, n, found)
+			}
+		}
+		for _, parent := range []string{"left", "right"} {
+			var st unix.Stat_t
+			must(t, unix.Stat(target.path(parent), &st), "stat")
+			if uint64(st.Nlink) != 2+subdirs[parent] {
+				t.Errorf("dump %d: %s has %d links and holds %d subdirectories: not one moment", round, parent, st.Nlink, subdirs[parent])
+			}
+		}
+		target.unmount(t)
+	}
+	close(stop)
+	for range names {
+		if err := <-errs; err != nil {
+			t.Fatalf("writer: %v", err)
+		}
+	}
+}
