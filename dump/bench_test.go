@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,4 +151,43 @@ func dumper(b *testing.B, e meta.Engine) meta.Dumper {
 		b.Fatalf("%s cannot dump", e.Name())
 	}
 	return d
+}
+
+// TestWriteSynthetic writes the benchmark's synthetic volume of
+// $CAIRN_DUMP_INODES files as a dump to $CAIRN_DUMP_WRITE (binary if the
+// name holds ".bin"), for measuring 'cairn load' and 'cairn dump' on
+// their own, e.g. their peak memory under /usr/bin/time -v.
+func TestWriteSynthetic(t *testing.T) {
+	path := os.Getenv("CAIRN_DUMP_WRITE")
+	if path == "" {
+		t.Skip("set CAIRN_DUMP_WRITE to a file name to write a synthetic dump")
+	}
+	n, err := strconv.ParseUint(os.Getenv("CAIRN_DUMP_INODES"), 10, 64)
+	if err != nil {
+		n = 100_000
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := NewWriter(f, Options{Binary: strings.Contains(path, ".bin"), Compression: CompressionFor(path)})
+	src := &synthetic{n: n}
+	if err := w.Header(src.Header()); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		rec, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		if err := w.Record(rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
