@@ -188,13 +188,20 @@ type batch struct {
 	limit    int
 	keys     [][]byte
 	vals     [][]byte
+	size     int
 	inflight chan error
 }
+
+// batchBytes bounds a batch's size as well: xattr values may reach 64 KiB,
+// and stores limit a transaction's bytes (etcd's request, Badger's
+// memtable share).
+const batchBytes = 1 << 20
 
 func (b *batch) put(key, value []byte) error {
 	b.keys = append(b.keys, key)
 	b.vals = append(b.vals, value)
-	if len(b.keys) >= b.limit {
+	b.size += len(key) + len(value)
+	if len(b.keys) >= b.limit || b.size >= batchBytes {
 		return b.flush()
 	}
 	return nil
@@ -209,7 +216,7 @@ func (b *batch) flush() error {
 		return nil
 	}
 	keys, vals := b.keys, b.vals
-	b.keys, b.vals = make([][]byte, 0, b.limit), make([][]byte, 0, b.limit)
+	b.keys, b.vals, b.size = make([][]byte, 0, b.limit), make([][]byte, 0, b.limit), 0
 	b.inflight = make(chan error, 1)
 	go func() {
 		b.inflight <- b.store.Txn(b.ctx, func(tx Tx) error {

@@ -109,3 +109,8 @@ var (
 type batchLimiter interface{ maxWrites() int }
 
 func (s *EtcdStore) maxWrites() int { return etcdMaxTxnOps }
+
+// A load into Badger commits (and syncs) once per batch; batches of
+// 16,384 small records stay within the share of the 16 MiB memtable a
+// transaction may use.
+func (s *BadgerStore) maxWrites() int { return 16384 }
