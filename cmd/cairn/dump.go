@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"cairn/dump"
+	"cairn/internal/atomicfile"
 	"cairn/meta"
 	"cairn/meta/engines"
 )
@@ -121,7 +122,9 @@ func createOutput(path string) (w io.Writer, commit func() error, abort func(), 
 			os.Remove(tmp.Name())
 			return fmt.Errorf("write %s: %w", path, err)
 		}
-		return nil
+		// A streamed file cannot go through atomicfile.Write (which takes
+		// the whole content); its directory sync makes the rename durable.
+		return atomicfile.SyncDir(filepath.Dir(path))
 	}
 	return tmp, commit, abort, nil
 }
