@@ -197,7 +197,17 @@ func TestDumpBadInput(t *testing.T) {
 	must(t, err, "read dump")
 	lines := strings.SplitAfter(string(data), "\n")
 
-	wantUserError(t, runCairn(t, "dump", newMetaURL(t), filepath.Join(dir, "x.json")), "no cairn volume")
+	unformatted := newMetaURL(t)
+	wantUserError(t, runCairn(t, "dump", unformatted, filepath.Join(dir, "x.json")), "no cairn volume")
+	if path, ok := strings.CutPrefix(unformatted, "sqlite3://"); ok {
+		if _, err := os.Stat(path); err == nil {
+			t.Errorf("a dump of a volume never formatted created %s", path)
+		}
+	}
+	wantUserError(t, runCairn(t, "dump"), "argument")
+	wantUserError(t, runCairn(t, "load", v.meta, good, "extra"), "argument")
+	wantUserError(t, runCairn(t, "load", "redis://127.0.0.1:1/1", good), "cannot reach")
+	wantUserError(t, runCairn(t, "load", "mem://", good), "mem://")
 	wantUserError(t, runCairn(t, "dump", "redis://127.0.0.1:1/1", filepath.Join(dir, "y.json")), "cannot reach")
 	for _, name := range []string{"x.json", "y.json"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
