@@ -105,7 +105,7 @@ func (e *Engine) dumpFrom(tx Tx, w meta.DumpWriter) error {
 				return fmt.Errorf("corrupt chunk key %q", kv.Key)
 			}
 			rec.Kind, rec.Index = meta.DumpChunk, be.Uint32(name)
-			rec.Slices, err = decodeSlices(kv.Value)
+			rec.Slices, err = meta.DecodeSliceRecords(kv.Value)
 		case subXattr:
 			if len(kv.Value) == 0 {
 				return fmt.Errorf("inode %d: corrupt xattr %q", ino, name)
@@ -284,7 +284,7 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 					refs[s.ID]++
 				}
 			}
-			err = out.put(k.chunk(rec.Ino, rec.Index), encodeSlices(rec.Slices))
+			err = out.put(k.chunk(rec.Ino, rec.Index), meta.EncodeSliceRecords(rec.Slices))
 		case meta.DumpDeadSlice:
 			err = out.put(k.dead(rec.Slice.ID), u32(rec.Slice.Size))
 		default:

@@ -245,7 +245,7 @@ func (d *dumpWalk) readInodes() error {
 		raw := c.cmd.Val()
 		list := make([]meta.Slice, len(raw))
 		for i, r := range raw {
-			s, err := decodeSlice(r)
+			s, err := meta.DecodeSliceRecord([]byte(r))
 			if err != nil {
 				return fmt.Errorf("chunk %d of inode %d: %w", c.idx, c.ino, err)
 			}
@@ -360,7 +360,7 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 		case meta.DumpChunk:
 			list := make([]any, len(rec.Slices))
 			for i, s := range rec.Slices {
-				list[i] = encodeSlice(s)
+				list[i] = meta.AppendSliceRecord(nil, s)
 				if s.ID != 0 {
 					refs[s.ID]++
 				}

@@ -162,7 +162,7 @@ func (c *conn) dump(w meta.DumpWriter) error {
 			if err := rows.Scan(&ino, &idx, &blob); err != nil {
 				return err
 			}
-			list, err := decodeSlices(blob)
+			list, err := meta.DecodeSliceRecords(blob)
 			if err != nil {
 				return fmt.Errorf("chunk %d of inode %d: %w", idx, ino, err)
 			}
@@ -349,9 +349,9 @@ func (c *conn) restore(r meta.DumpReader) error {
 		case meta.DumpXattr:
 			err = xattrs.add(ino, nameArg(rec.Name), blobArg(append([]byte{}, rec.Value...)))
 		case meta.DumpChunk:
-			blob := make([]byte, 0, len(rec.Slices)*sliceRecord)
+			blob := make([]byte, 0, len(rec.Slices)*meta.SliceRecordSize)
 			for _, s := range rec.Slices {
-				blob = appendSlice(blob, s)
+				blob = meta.AppendSliceRecord(blob, s)
 				if s.ID != 0 {
 					counts[s.ID] = ref{size: s.Size, count: counts[s.ID].count + 1}
 				}
