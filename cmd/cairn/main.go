@@ -31,6 +31,8 @@ func commands() map[string]command {
 		"bench":    benchCommand(),
 		"mdtest":   mdtestCommand(),
 		"objbench": objbenchCommand(),
+		"dump":     dumpCommand(),
+		"load":     loadCommand(),
 	}
 }
 

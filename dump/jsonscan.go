@@ -1,0 +1,259 @@
+package dump
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// jsonScanner parses one record line of the JSON form: a flat object whose
+// values are numbers, strings, or (for slices) arrays of arrays of
+// numbers. It is the hot loop of a load, several times faster than
+// encoding/json for these lines; anything it does not expect is an error.
+type jsonScanner struct {
+	b []byte
+	i int
+}
+
+var errSyntax = errors.New("not a valid record (malformed JSON)")
+
+func (s *jsonScanner) space() {
+	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\r' || s.b[s.i] == '\n') {
+		s.i++
+	}
+}
+
+// take consumes c after optional white space.
+func (s *jsonScanner) take(c byte) bool {
+	s.space()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// str reads a JSON string; escapes take the slow path.
+func (s *jsonScanner) str() (string, error) {
+	s.space()
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return "", errSyntax
+	}
+	start := s.i
+	s.i++
+	escaped := false
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; {
+		case c == '\\':
+			escaped = true
+			s.i += 2
+			continue
+		case c == '"':
+			s.i++
+			if !escaped {
+				return string(s.b[start+1 : s.i-1]), nil
+			}
+			var out string
+			if err := json.Unmarshal(s.b[start:s.i], &out); err != nil {
+				return "", errSyntax
+			}
+			return out, nil
+		case c < 0x20:
+			return "", errSyntax
+		}
+		s.i++
+	}
+	return "", errSyntax
+}
+
+// integer reads a JSON integer within [min, max].
+func (s *jsonScanner) integer(lo int64, hi uint64) (uint64, bool, error) {
+	s.space()
+	negative := s.i < len(s.b) && s.b[s.i] == '-'
+	if negative {
+		s.i++
+	}
+	start := s.i
+	var v uint64
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		d := uint64(s.b[s.i] - '0')
+		if v > (math.MaxUint64-d)/10 {
+			return 0, false, errors.New("number out of range")
+		}
+		v = v*10 + d
+		s.i++
+	}
+	if s.i == start || (s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E')) {
+		return 0, false, errSyntax
+	}
+	if negative {
+		if lo >= 0 || v > uint64(-(lo+1))+1 {
+			return 0, false, errors.New("number out of range")
+		}
+	} else if v > hi {
+		return 0, false, errors.New("number out of range")
+	}
+	return v, negative, nil
+}
+
+func (s *jsonScanner) unsigned(hi uint64) (uint64, error) {
+	v, _, err := s.integer(0, hi)
+	return v, err
+}
+
+func (s *jsonScanner) signed() (int64, error) {
+	v, negative, err := s.integer(math.MinInt64, math.MaxInt64)
+	if negative {
+		return -int64(v-1) - 1, err
+	}
+	return int64(v), err
+}
+
+func (s *jsonScanner) base64() ([]byte, error) {
+	text, err := s.str()
+	if err != nil {
+		return nil, err
+	}
+	b, err := base64.StdEncoding.DecodeString(text)
+	if err != nil {
+		return nil, fmt.Errorf("bad base64: %v", err)
+	}
+	return b, nil
+}
+
+// slices reads [[pos,id,size,off,len],...].
+func (s *jsonScanner) slices() ([][5]uint64, error) {
+	if !s.take('[') {
+		return nil, errSyntax
+	}
+	out := [][5]uint64{}
+	if s.take(']') {
+		return out, nil
+	}
+	for {
+		if !s.take('[') {
+			return nil, errSyntax
+		}
+		var rec [5]uint64
+		for j := range rec {
+			if j > 0 && !s.take(',') {
+				return nil, errSyntax
+			}
+			v, err := s.unsigned(math.MaxUint64)
+			if err != nil {
+				return nil, err
+			}
+			rec[j] = v
+		}
+		if !s.take(']') {
+			return nil, errSyntax
+		}
+		out = append(out, rec)
+		if s.take(']') {
+			return out, nil
+		}
+		if !s.take(',') {
+			return nil, errSyntax
+		}
+	}
+}
+
+// scanJSONLine fills l from one line; a field it does not know is an error.
+func scanJSONLine(line []byte, l *jsonLine) error {
+	s := &jsonScanner{b: line}
+	if !s.take('{') {
+		return errSyntax
+	}
+	if s.take('}') {
+		return nil
+	}
+	for {
+		key, err := s.str()
+		if err != nil {
+			return err
+		}
+		if !s.take(':') {
+			return errSyntax
+		}
+		u32 := func(p *uint32) error {
+			v, err := s.unsigned(math.MaxUint32)
+			*p = uint32(v)
+			return err
+		}
+		u64 := func(p **uint64) error {
+			v, err := s.unsigned(math.MaxUint64)
+			*p = &v
+			return err
+		}
+		text := func(p **string) error {
+			v, err := s.str()
+			*p = &v
+			return err
+		}
+		switch key {
+		case "kind":
+			l.Kind, err = s.str()
+		case "ino":
+			err = u64(&l.Ino)
+		case "parent":
+			err = u64(&l.Parent)
+		case "type":
+			l.Type, err = s.str()
+		case "mode":
+			l.Mode, err = s.str()
+		case "uid":
+			err = u32(&l.Uid)
+		case "gid":
+			err = u32(&l.Gid)
+		case "rdev":
+			err = u32(&l.Rdev)
+		case "nlink":
+			err = u32(&l.Nlink)
+		case "length":
+			l.Length, err = s.unsigned(math.MaxUint64)
+		case "atime":
+			l.Atime, err = s.signed()
+		case "mtime":
+			l.Mtime, err = s.signed()
+		case "ctime":
+			l.Ctime, err = s.signed()
+		case "name":
+			err = text(&l.Name)
+		case "name64":
+			l.Name64, err = s.base64()
+		case "target":
+			err = text(&l.Target)
+		case "target64":
+			l.Target64, err = s.base64()
+		case "value":
+			l.Value, err = s.base64()
+		case "index":
+			err = u32(&l.Index)
+		case "slices":
+			l.Slices, err = s.slices()
+		case "id":
+			l.ID, err = s.unsigned(math.MaxUint64)
+		case "size":
+			err = u32(&l.Size)
+		case "records":
+			err = u64(&l.Records)
+		default:
+			return fmt.Errorf("unknown field %q", key)
+		}
+		if err != nil {
+			return fmt.Errorf("field %q: %w", key, err)
+		}
+		if s.take('}') {
+			s.space()
+			if s.i != len(s.b) {
+				return errors.New("more than one JSON value on the line")
+			}
+			return nil
+		}
+		if !s.take(',') {
+			return errSyntax
+		}
+	}
+}

@@ -1,0 +1,356 @@
+package kv
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"cairn/meta"
+)
+
+var _ meta.Dumper = (*Engine)(nil)
+
+// dumpPage is how many keys a dump reads per Scan, which bounds its memory.
+const dumpPage = 1024
+
+// volumeRange covers every key of the volume.
+func (k keys) volumeRange() ([]byte, []byte) {
+	if len(k.prefix) == 0 {
+		return []byte{0}, []byte{0xff}
+	}
+	end := append([]byte{}, k.prefix...)
+	end[len(end)-1]++
+	return append([]byte{}, k.prefix...), end
+}
+
+// Dump implements meta.Dumper. It reads inside the store's snapshot (a
+// Badger read transaction, an etcd revision, a TiKV timestamp, a copy of
+// a mem store), so what it writes is one moment of the volume. Slice
+// records that a truncate filed for release (Q keys) are left out: their
+// blocks are only kept alive a little longer by them, and are left for
+// gc.
+func (e *Engine) Dump(ctx context.Context, w meta.DumpWriter) error {
+	s, ok := e.store.(snapshotter)
+	if !ok {
+		return fmt.Errorf("dump %s: the store cannot read a snapshot", e.Name())
+	}
+	err := s.Snapshot(ctx, func(tx Tx) error { return e.dumpFrom(tx, w) })
+	if err != nil {
+		return fmt.Errorf("dump the volume on %s: %w", e.Name(), err)
+	}
+	return nil
+}
+
+func (e *Engine) dumpFrom(tx Tx, w meta.DumpWriter) error {
+	k := e.k
+	var h meta.DumpHeader
+	v, err := tx.Get(k.format())
+	if err != nil {
+		return err
+	}
+	if v == nil {
+		return meta.ErrNotFormatted
+	}
+	if err := json.Unmarshal(v, &h.Format); err != nil {
+		return fmt.Errorf("corrupt volume settings: %w", err)
+	}
+	vals, err := tx.BatchGet([][]byte{k.counter(counterInode), k.counter(counterSlice)})
+	if err != nil {
+		return err
+	}
+	if h.NextInode, err = counterValue(vals[0]); err != nil {
+		return err
+	}
+	if h.NextSlice, err = counterValue(vals[1]); err != nil {
+		return err
+	}
+	h.NextInode, h.NextSlice = max(h.NextInode, 1), max(h.NextSlice, 1)
+	if h.Usage, err = (&txn{Tx: tx, e: e, k: k, cache: map[string][]byte{}}).usageTotal(); err != nil {
+		return err
+	}
+	orphans := map[meta.Ino]bool{}
+	b, end := k.key(tagOrphan), k.key(tagOrphan+1)
+	if err := scanAll(tx, b, end, func(kv KeyValue) error {
+		orphans[meta.Ino(be.Uint64(k.suffix(kv.Key, 8)))] = true
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := w.Header(h); err != nil {
+		return err
+	}
+	var rec meta.DumpRecord
+	b, end = k.key(tagInode), k.key(tagInode+1)
+	err = scanAll(tx, b, end, func(kv KeyValue) error {
+		rest := k.suffix(kv.Key, 0)
+		if len(rest) < 9 {
+			return fmt.Errorf("corrupt inode key %q", kv.Key)
+		}
+		ino, sub, name := meta.Ino(be.Uint64(rest)), rest[8], rest[9:]
+		if orphans[ino] {
+			return nil
+		}
+		rec = meta.DumpRecord{Ino: ino}
+		switch sub {
+		case subAttr:
+			rec.Kind = meta.DumpInode
+			rec.Attr, err = decodeAttr(kv.Value)
+		case subEntry:
+			rec.Kind, rec.Name = meta.DumpEntry, string(name)
+			rec.Type, rec.Child, err = decodeEntry(kv.Value)
+		case subChunk:
+			if len(name) != 4 {
+				return fmt.Errorf("corrupt chunk key %q", kv.Key)
+			}
+			rec.Kind, rec.Index = meta.DumpChunk, be.Uint32(name)
+			rec.Slices, err = meta.DecodeSliceRecords(kv.Value)
+		case subXattr:
+			if len(kv.Value) == 0 {
+				return fmt.Errorf("inode %d: corrupt xattr %q", ino, name)
+			}
+			rec.Kind, rec.Name, rec.Value = meta.DumpXattr, string(name), decodeXattr(kv.Value)
+		case subSymlink:
+			rec.Kind, rec.Target = meta.DumpSymlink, string(kv.Value)
+		default: // locks belong to live clients
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("inode %d: %w", ino, err)
+		}
+		return w.Record(&rec)
+	})
+	if err != nil {
+		return err
+	}
+	b, end = k.deadRange()
+	return scanAll(tx, b, end, func(kv KeyValue) error {
+		size, err := counterValue(append(make([]byte, 4), kv.Value...))
+		if err != nil || len(kv.Value) != 4 {
+			return fmt.Errorf("corrupt dead slice %q", kv.Key)
+		}
+		rec = meta.DumpRecord{Kind: meta.DumpDeadSlice, Slice: meta.DeadSlice{ID: be.Uint64(k.suffix(kv.Key, 0)), Size: uint32(size)}}
+		return w.Record(&rec)
+	})
+}
+
+// scanAll calls fn for every pair in [begin, end), reading a page at a
+// time.
+func scanAll(tx Tx, begin, end []byte, fn func(KeyValue) error) error {
+	for {
+		kvs, err := tx.Scan(begin, end, dumpPage)
+		if err != nil {
+			return err
+		}
+		for _, kv := range kvs {
+			if err := fn(kv); err != nil {
+				return err
+			}
+		}
+		if len(kvs) < dumpPage {
+			return nil
+		}
+		begin = after(kvs[len(kvs)-1].Key)
+	}
+}
+
+// Restore implements meta.Dumper. It writes in transactions of blind
+// puts, as many as the store takes at once; the volume's settings go last.
+// On failure it deletes every key it wrote.
+func (e *Engine) Restore(ctx context.Context, r meta.DumpReader) error {
+	b, end := e.k.volumeRange()
+	err := e.store.Txn(ctx, func(tx Tx) error {
+		kvs, err := tx.Scan(b, end, 1)
+		if err == nil && len(kvs) > 0 {
+			err = meta.ErrDatabaseNotEmpty
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("load into %s: %w", e.Name(), err)
+	}
+	if err := e.restore(ctx, r); err != nil {
+		if cerr := e.wipe(context.WithoutCancel(ctx)); cerr != nil {
+			return fmt.Errorf("load into %s: %w (and removing what was written failed: %v)", e.Name(), err, cerr)
+		}
+		return fmt.Errorf("load into %s: %w", e.Name(), err)
+	}
+	return nil
+}
+
+// batch collects blind writes and commits them in transactions of at
+// most limit puts. One transaction commits in the background while the
+// next batch is read and encoded.
+type batch struct {
+	ctx      context.Context
+	store    Store
+	limit    int
+	keys     [][]byte
+	vals     [][]byte
+	size     int
+	inflight chan error
+}
+
+// batchBytes bounds a batch's size as well: xattr values may reach 64 KiB,
+// and stores limit a transaction's bytes (etcd's request, Badger's
+// memtable share).
+const batchBytes = 1 << 20
+
+func (b *batch) put(key, value []byte) error {
+	b.keys = append(b.keys, key)
+	b.vals = append(b.vals, value)
+	b.size += len(key) + len(value)
+	if len(b.keys) >= b.limit || b.size >= batchBytes {
+		return b.flush()
+	}
+	return nil
+}
+
+// flush starts committing what was put, once the previous commit is done.
+func (b *batch) flush() error {
+	if err := b.wait(); err != nil {
+		return err
+	}
+	if len(b.keys) == 0 {
+		return nil
+	}
+	keys, vals := b.keys, b.vals
+	b.keys, b.vals, b.size = make([][]byte, 0, b.limit), make([][]byte, 0, b.limit), 0
+	b.inflight = make(chan error, 1)
+	go func() {
+		b.inflight <- b.store.Txn(b.ctx, func(tx Tx) error {
+			for i, k := range keys {
+				tx.Put(k, vals[i])
+			}
+			return nil
+		})
+	}()
+	return nil
+}
+
+// wait waits for the commit in flight.
+func (b *batch) wait() error {
+	if b.inflight == nil {
+		return nil
+	}
+	err := <-b.inflight
+	b.inflight = nil
+	return err
+}
+
+// sync commits everything put so far.
+func (b *batch) sync() error {
+	if err := b.flush(); err != nil {
+		return err
+	}
+	return b.wait()
+}
+
+func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
+	limit := 2048
+	if l, ok := e.store.(batchLimiter); ok {
+		limit = l.maxWrites()
+	}
+	out := &batch{ctx: ctx, store: e.store, limit: limit}
+	defer out.wait()
+	k := e.k
+	refs := map[uint64]uint64{}
+	var usage usageDelta
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		switch rec.Kind {
+		case meta.DumpInode:
+			err = out.put(k.attr(rec.Ino), encodeAttr(&rec.Attr))
+			usage.inodes++
+			if rec.Attr.Type == meta.TypeFile {
+				usage.space += int64((rec.Attr.Length + 4095) &^ 4095)
+			}
+		case meta.DumpEntry:
+			err = out.put(k.entry(rec.Ino, rec.Name), encodeEntry(rec.Type, rec.Child))
+		case meta.DumpSymlink:
+			err = out.put(k.symlink(rec.Ino), []byte(rec.Target))
+		case meta.DumpXattr:
+			err = out.put(k.xattr(rec.Ino, rec.Name), encodeXattr(rec.Value))
+		case meta.DumpChunk:
+			for _, s := range rec.Slices {
+				if s.ID != 0 {
+					refs[s.ID]++
+				}
+			}
+			err = out.put(k.chunk(rec.Ino, rec.Index), meta.EncodeSliceRecords(rec.Slices))
+		case meta.DumpDeadSlice:
+			err = out.put(k.dead(rec.Slice.ID), u32(rec.Slice.Size))
+		default:
+			err = fmt.Errorf("unknown dump record kind %d", rec.Kind)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for id, n := range refs {
+		if err := out.put(k.ref(id), u64(n)); err != nil {
+			return err
+		}
+	}
+	h := r.Header()
+	if h.Format.Version > meta.FormatVersion {
+		return fmt.Errorf("the dump's volume has format version %d, newer than this cairn understands (%d): upgrade cairn", h.Format.Version, meta.FormatVersion)
+	}
+	settings, err := json.Marshal(h.Format)
+	if err != nil {
+		return fmt.Errorf("encode volume settings: %w", err)
+	}
+	for _, p := range [][2][]byte{
+		{k.usage(0), encodeUsage(usage)},
+		{k.counter(counterInode), u64(h.NextInode)},
+		{k.counter(counterSlice), u64(h.NextSlice)},
+	} {
+		if err := out.put(p[0], p[1]); err != nil {
+			return err
+		}
+	}
+	if err := out.sync(); err != nil {
+		return err
+	}
+	if err := out.put(k.format(), settings); err != nil {
+		return err
+	}
+	if err := out.sync(); err != nil {
+		return err
+	}
+	e.setFormat(h.Format)
+	return nil
+}
+
+// wipe deletes every key of the volume, in bounded transactions.
+func (e *Engine) wipe(ctx context.Context) error {
+	limit := 2048
+	if l, ok := e.store.(batchLimiter); ok {
+		limit = l.maxWrites()
+	}
+	b, end := e.k.volumeRange()
+	for {
+		n := 0
+		err := e.store.Txn(ctx, func(tx Tx) error {
+			kvs, err := tx.Scan(b, end, limit)
+			n = len(kvs)
+			for _, kv := range kvs {
+				tx.Delete(kv.Key)
+			}
+			return err
+		})
+		if errors.Is(err, ErrTxnConflict) {
+			continue
+		}
+		if err != nil || n == 0 {
+			return err
+		}
+	}
+}

@@ -1,0 +1,410 @@
+package sql
+
+import (
+	"context"
+	dbsql "database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"cairn/meta"
+)
+
+var _ meta.Dumper = (*Engine)(nil)
+
+// Dump implements meta.Dumper. It reads in one read-only transaction at
+// REPEATABLE READ on PostgreSQL and MySQL/MariaDB, and in a deferred
+// transaction on SQLite, whose first read pins a WAL snapshot without
+// holding off writers (the engine's own transactions BEGIN IMMEDIATE). So
+// the dump is the volume at one moment while clients go on writing. Each
+// table is read by one streaming query.
+func (e *Engine) Dump(ctx context.Context, w meta.DumpWriter) error {
+	if e.missingFile() {
+		return fmt.Errorf("%s does not exist: %w", e.file, meta.ErrNotFormatted)
+	}
+	err := e.snapshot(ctx, func(c *conn) error { return c.dump(w) })
+	if err != nil {
+		return fmt.Errorf("dump the volume on %s: %w", e.d.name, e.explain(err))
+	}
+	return nil
+}
+
+// snapshot runs fn in a read-only transaction that sees one moment.
+func (e *Engine) snapshot(ctx context.Context, fn func(c *conn) error) error {
+	if e.d.singleWriter {
+		sc, err := e.db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		defer sc.Close()
+		if _, err := sc.ExecContext(ctx, "BEGIN DEFERRED"); err != nil {
+			return err
+		}
+		defer sc.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		return fn(&conn{ctx: ctx, e: e, q: sc})
+	}
+	tx, err := e.db.BeginTx(ctx, &dbsql.TxOptions{Isolation: dbsql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(&conn{ctx: ctx, e: e, q: tx})
+}
+
+func (c *conn) dump(w meta.DumpWriter) error {
+	var h meta.DumpHeader
+	// Asked first: on PostgreSQL a query of a missing table would abort
+	// the transaction.
+	if exists, err := c.tableExists("cairn_setting"); err != nil || !exists {
+		if err == nil {
+			err = meta.ErrNotFormatted
+		}
+		return err
+	}
+	f, found, err := c.loadFormat()
+	if err != nil {
+		return err
+	}
+	if !found {
+		return meta.ErrNotFormatted
+	}
+	h.Format = f
+	err = c.each("SELECT name, value FROM cairn_counter WHERE name IN ('inode', 'slice')", func(rows *dbsql.Rows) error {
+		var name string
+		var value int64
+		if err := rows.Scan(&name, &value); err != nil {
+			return err
+		}
+		if name == "inode" {
+			h.NextInode = uint64(value) + 1
+		} else {
+			h.NextSlice = uint64(value) + 1
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	var space, inodes int64
+	if err := c.queryRow("SELECT space, inodes FROM cairn_usage WHERE id = 1").Scan(&space, &inodes); err != nil {
+		return fmt.Errorf("read usage: %w", err)
+	}
+	h.Usage = meta.Usage{Space: uint64(space), Inodes: uint64(inodes)}
+	orphans := map[meta.Ino]bool{}
+	err = c.each("SELECT ino FROM cairn_orphan", func(rows *dbsql.Rows) error {
+		var ino int64
+		err := rows.Scan(&ino)
+		orphans[meta.Ino(ino)] = true
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := w.Header(h); err != nil {
+		return err
+	}
+	var rec meta.DumpRecord
+	emit := func(ino int64) error {
+		if orphans[meta.Ino(ino)] {
+			return nil
+		}
+		rec.Ino = meta.Ino(ino)
+		return w.Record(&rec)
+	}
+	steps := []struct {
+		query string
+		scan  func(rows *dbsql.Rows) error
+	}{
+		{"SELECT ino, " + nodeCols + " FROM cairn_node", func(rows *dbsql.Rows) error {
+			var ino int64
+			rec = meta.DumpRecord{Kind: meta.DumpInode}
+			if err := scanAttr(rows, &rec.Attr, &ino); err != nil {
+				return err
+			}
+			return emit(ino)
+		}},
+		{"SELECT parent, name, ino, ftype FROM cairn_edge", func(rows *dbsql.Rows) error {
+			var parent, child, typ int64
+			var name []byte
+			if err := rows.Scan(&parent, &name, &child, &typ); err != nil {
+				return err
+			}
+			rec = meta.DumpRecord{Kind: meta.DumpEntry, Name: string(name), Child: meta.Ino(child), Type: meta.FileType(typ)}
+			return emit(parent)
+		}},
+		{"SELECT ino, target FROM cairn_symlink", func(rows *dbsql.Rows) error {
+			var ino int64
+			var target []byte
+			if err := rows.Scan(&ino, &target); err != nil {
+				return err
+			}
+			rec = meta.DumpRecord{Kind: meta.DumpSymlink, Target: string(target)}
+			return emit(ino)
+		}},
+		{"SELECT ino, name, value FROM cairn_xattr", func(rows *dbsql.Rows) error {
+			var ino int64
+			var name, value []byte
+			if err := rows.Scan(&ino, &name, &value); err != nil {
+				return err
+			}
+			if value == nil {
+				value = []byte{}
+			}
+			rec = meta.DumpRecord{Kind: meta.DumpXattr, Name: string(name), Value: value}
+			return emit(ino)
+		}},
+		{"SELECT ino, idx, slices FROM cairn_chunk", func(rows *dbsql.Rows) error {
+			var ino, idx int64
+			var blob []byte
+			if err := rows.Scan(&ino, &idx, &blob); err != nil {
+				return err
+			}
+			list, err := meta.DecodeSliceRecords(blob)
+			if err != nil {
+				return fmt.Errorf("chunk %d of inode %d: %w", idx, ino, err)
+			}
+			rec = meta.DumpRecord{Kind: meta.DumpChunk, Index: uint32(idx), Slices: list}
+			return emit(ino)
+		}},
+		{"SELECT id, size FROM cairn_dead", func(rows *dbsql.Rows) error {
+			var id, size int64
+			if err := rows.Scan(&id, &size); err != nil {
+				return err
+			}
+			rec = meta.DumpRecord{Kind: meta.DumpDeadSlice, Slice: meta.DeadSlice{ID: uint64(id), Size: uint32(size)}}
+			return w.Record(&rec)
+		}},
+	}
+	for _, s := range steps {
+		if err := c.each(s.query, s.scan); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// each runs a query and calls fn for every row, as the rows stream in.
+func (c *conn) each(q string, fn func(rows *dbsql.Rows) error) error {
+	rows, err := c.query(q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Restore implements meta.Dumper. It creates the tables if needed, then
+// writes every record in one transaction, in multi-row INSERTs: a load
+// that fails rolls back whole and leaves the tables empty. Only cairn's
+// own tables are checked for emptiness; other tables in the same database
+// are left alone.
+func (e *Engine) Restore(ctx context.Context, r meta.DumpReader) error {
+	if err := e.restore(ctx, r); err != nil {
+		return fmt.Errorf("load into %s: %w", e.d.name, e.explain(err))
+	}
+	f := r.Header().Format
+	e.limits.Store(&f)
+	return nil
+}
+
+func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
+	if e.missingFile() {
+		if err := createFile(e.file); err != nil {
+			return err
+		}
+	}
+	c := &conn{ctx: ctx, e: e, q: e.db}
+	if e.d.checkServer != nil {
+		if err := e.d.checkServer(c); err != nil {
+			return err
+		}
+	}
+	for _, t := range tables {
+		exists, err := c.tableExists(t.name)
+		if err != nil {
+			return err
+		}
+		if !exists {
+			continue
+		}
+		var one int64
+		err = c.queryRow("SELECT 1 FROM " + t.name + " LIMIT 1").Scan(&one)
+		if err == nil {
+			return meta.ErrDatabaseNotEmpty
+		}
+		if !isNoRows(err) {
+			return err
+		}
+	}
+	for _, t := range tables {
+		for _, stmt := range e.d.ddl(t) {
+			if _, err := c.exec(stmt); err != nil {
+				return fmt.Errorf("create table %s: %w", t.name, err)
+			}
+		}
+	}
+	if err := c.installRoutines(); err != nil {
+		return err
+	}
+	if e.writeMu != nil {
+		e.writeMu.Lock()
+		defer e.writeMu.Unlock()
+	}
+	tx, err := e.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if e.d.singleWriter {
+		// A load writes one long transaction; with SQLite's default page
+		// cache of 2 MiB its B-trees spill and it slows as it grows.
+		if _, err := tx.ExecContext(ctx, "PRAGMA cache_size = -65536"); err != nil {
+			return err
+		}
+	}
+	if err := (&conn{ctx: ctx, e: e, q: tx}).restore(r); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// bulkRows is how many rows one INSERT carries: far below every
+// database's limit on placeholders (12 columns × 400).
+const bulkRows = 400
+
+// bulkInsert gathers rows of one table and inserts them bulkRows at a time.
+type bulkInsert struct {
+	c     *conn
+	table string
+	cols  int
+	head  string
+	rows  int
+	args  []any
+}
+
+func (c *conn) bulk(table string, cols ...string) *bulkInsert {
+	return &bulkInsert{c: c, table: table, cols: len(cols),
+		head: "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "}
+}
+
+func (b *bulkInsert) add(args ...any) error {
+	b.args = append(b.args, args...)
+	if b.rows++; b.rows == bulkRows {
+		return b.flush()
+	}
+	return nil
+}
+
+func (b *bulkInsert) flush() error {
+	if b.rows == 0 {
+		return nil
+	}
+	row := "(?" + strings.Repeat(", ?", b.cols-1) + ")"
+	q := b.head + row + strings.Repeat(", "+row, b.rows-1)
+	_, err := b.c.execCount(q, b.args...)
+	b.rows, b.args = 0, b.args[:0]
+	if err != nil {
+		return fmt.Errorf("insert into %s: %w", b.table, err)
+	}
+	return nil
+}
+
+func (c *conn) restore(r meta.DumpReader) error {
+	nodes := c.bulk("cairn_node", append([]string{"ino"}, strings.Split(nodeCols, ", ")...)...)
+	edges := c.bulk("cairn_edge", "parent", "name", "ino", "ftype")
+	symlinks := c.bulk("cairn_symlink", "ino", "target")
+	xattrs := c.bulk("cairn_xattr", "ino", "name", "value")
+	chunks := c.bulk("cairn_chunk", "ino", "idx", "slices")
+	dead := c.bulk("cairn_dead", "id", "size")
+	refs := c.bulk("cairn_sliceref", "id", "size", "refs")
+	type ref struct{ size, count uint32 }
+	counts := map[uint64]ref{}
+	var space, inodes int64
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		ino := int64(rec.Ino)
+		switch rec.Kind {
+		case meta.DumpInode:
+			err = nodes.add(append([]any{ino}, attrArgs(&rec.Attr)...)...)
+			space += spaceOf(&rec.Attr)
+			inodes++
+		case meta.DumpEntry:
+			err = edges.add(ino, nameArg(rec.Name), int64(rec.Child), int64(rec.Type))
+		case meta.DumpSymlink:
+			err = symlinks.add(ino, blobArg([]byte(rec.Target)))
+		case meta.DumpXattr:
+			err = xattrs.add(ino, nameArg(rec.Name), blobArg(append([]byte{}, rec.Value...)))
+		case meta.DumpChunk:
+			blob := make([]byte, 0, len(rec.Slices)*meta.SliceRecordSize)
+			for _, s := range rec.Slices {
+				blob = meta.AppendSliceRecord(blob, s)
+				if s.ID != 0 {
+					counts[s.ID] = ref{size: s.Size, count: counts[s.ID].count + 1}
+				}
+			}
+			err = chunks.add(ino, int64(rec.Index), blob)
+		case meta.DumpDeadSlice:
+			err = dead.add(int64(rec.Slice.ID), int64(rec.Slice.Size))
+		default:
+			err = fmt.Errorf("unknown dump record kind %d", rec.Kind)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	for id, n := range counts {
+		if err := refs.add(int64(id), int64(n.size), int64(n.count)); err != nil {
+			return err
+		}
+	}
+	for _, b := range []*bulkInsert{nodes, edges, symlinks, xattrs, chunks, dead, refs} {
+		if err := b.flush(); err != nil {
+			return err
+		}
+	}
+	h := r.Header()
+	js, err := json.Marshal(h.Format)
+	if err != nil {
+		return fmt.Errorf("encode volume settings: %w", err)
+	}
+	counters := map[string]int64{"inode": int64(h.NextInode) - 1, "slice": int64(h.NextSlice) - 1, "session": 0, "rename": 0}
+	for name, v := range counters {
+		if _, err := c.execCount("INSERT INTO cairn_counter (name, value) VALUES (?, ?)", name, v); err != nil {
+			return err
+		}
+	}
+	if _, err := c.execCount("INSERT INTO cairn_usage (id, space, inodes) VALUES (1, ?, ?)", space, inodes); err != nil {
+		return err
+	}
+	settings := c.bulk("cairn_setting", "name", "value")
+	for _, s := range [][2]string{
+		{"schema", strconv.Itoa(schemaVersion)},
+		{"routines", strconv.Itoa(routinesVersion)},
+		{"format", string(js)},
+	} {
+		if err := settings.add(s[0], []byte(s[1])); err != nil {
+			return err
+		}
+	}
+	if err := settings.flush(); err != nil {
+		return err
+	}
+	if h.Format.Version > meta.FormatVersion {
+		return errors.New("the dump's volume has a format version newer than this cairn understands: upgrade cairn")
+	}
+	return nil
+}
