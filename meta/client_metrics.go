@@ -19,7 +19,7 @@ type histogram struct {
 	count   uint64
 	totalNs uint64
 	maxNs   uint64
-	buckets [40]uint64 // bucket i counts latencies below 2^i microseconds
+	buckets [HistogramBuckets]uint64 // bucket i counts latencies below 2^i microseconds
 }
 
 // NewMetrics returns an empty set of metrics.
@@ -30,8 +30,8 @@ func (m *Metrics) Observe(op string, d time.Duration) {
 	ns := uint64(d.Nanoseconds())
 	us := ns / 1000
 	b := bits.Len64(us)
-	if b >= 40 {
-		b = 39
+	if b >= HistogramBuckets {
+		b = HistogramBuckets - 1
 	}
 	m.mu.Lock()
 	h := m.ops[op]
