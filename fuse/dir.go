@@ -15,7 +15,7 @@ func (fs *FS) OpenDir(cancel <-chan struct{}, in *gofuse.OpenIn, out *gofuse.Ope
 	defer fs.observe("opendir", time.Now())
 	fh, err := fs.v.OpenDir(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId))
 	if err != nil {
-		return errno("opendir", err)
+		return fs.errno("opendir", err)
 	}
 	out.Fh = fh
 	return gofuse.OK
@@ -40,7 +40,7 @@ func (fs *FS) readDir(cancel <-chan struct{}, in *gofuse.ReadIn, out *gofuse.Dir
 	for {
 		es, err := fs.v.ReadDir(ctxOf(cancel), in.Fh, off, dirBatch, plus)
 		if err != nil {
-			return errno("readdir", err)
+			return fs.errno("readdir", err)
 		}
 		if len(es) == 0 {
 			return gofuse.OK

@@ -35,3 +35,13 @@ func errno(op string, err error) gofuse.Status {
 	slog.Error("I/O error", "op", op, "err", err)
 	return gofuse.EIO
 }
+
+// errno maps err as the function errno does and counts a failure of op
+// for the mount's metrics.
+func (fs *FS) errno(op string, err error) gofuse.Status {
+	st := errno(op, err)
+	if st != gofuse.OK {
+		fs.v.ObserveError(op, syscall.Errno(st))
+	}
+	return st
+}

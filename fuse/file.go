@@ -12,7 +12,7 @@ func (fs *FS) Create(cancel <-chan struct{}, in *gofuse.CreateIn, name string, o
 	defer fs.observe("create", time.Now())
 	fh, e, err := fs.v.Create(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, uint16(in.Mode&07777), in.Flags)
 	if err != nil {
-		return errno("create", err)
+		return fs.errno("create", err)
 	}
 	fs.entryOut(&out.EntryOut, e)
 	out.OpenOut.Fh = fh
@@ -23,7 +23,7 @@ func (fs *FS) Open(cancel <-chan struct{}, in *gofuse.OpenIn, out *gofuse.OpenOu
 	defer fs.observe("open", time.Now())
 	fh, a, err := fs.v.Open(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), in.Flags)
 	if err != nil {
-		return errno("open", err)
+		return fs.errno("open", err)
 	}
 	out.Fh = fh
 	if meta.Ino(in.NodeId) == statsIno {
@@ -41,7 +41,7 @@ func (fs *FS) Read(cancel <-chan struct{}, in *gofuse.ReadIn, buf []byte) (gofus
 	}
 	n, err := fs.v.Read(ctxOf(cancel), in.Fh, buf, in.Offset)
 	if err != nil {
-		return nil, errno("read", err)
+		return nil, fs.errno("read", err)
 	}
 	return gofuse.ReadResultData(buf[:n]), gofuse.OK
 }
@@ -52,24 +52,24 @@ func (fs *FS) Write(cancel <-chan struct{}, in *gofuse.WriteIn, data []byte) (ui
 		// The caller lacks CAP_FSETID: the kernel sets this on each of
 		// its writes, whatever the file's mode.
 		if err := fs.v.ClearSetid(ctxOf(cancel), fs.cred(&in.InHeader), in.Fh); err != nil {
-			return 0, errno("write", err)
+			return 0, fs.errno("write", err)
 		}
 	}
 	n, err := fs.v.Write(ctxOf(cancel), in.Fh, data, in.Offset)
 	if err != nil {
-		return uint32(n), errno("write", err)
+		return uint32(n), fs.errno("write", err)
 	}
 	return uint32(n), gofuse.OK
 }
 
 func (fs *FS) Flush(cancel <-chan struct{}, in *gofuse.FlushIn) gofuse.Status {
 	defer fs.observe("flush", time.Now())
-	return errno("flush", fs.v.Flush(ctxOf(cancel), in.Fh, in.LockOwner))
+	return fs.errno("flush", fs.v.Flush(ctxOf(cancel), in.Fh, in.LockOwner))
 }
 
 func (fs *FS) Fsync(cancel <-chan struct{}, in *gofuse.FsyncIn) gofuse.Status {
 	defer fs.observe("fsync", time.Now())
-	return errno("fsync", fs.v.Fsync(ctxOf(cancel), in.Fh))
+	return fs.errno("fsync", fs.v.Fsync(ctxOf(cancel), in.Fh))
 }
 
 func (fs *FS) Release(cancel <-chan struct{}, in *gofuse.ReleaseIn) {
@@ -78,32 +78,32 @@ func (fs *FS) Release(cancel <-chan struct{}, in *gofuse.ReleaseIn) {
 	if in.ReleaseFlags&gofuse.FUSE_RELEASE_FLOCK_UNLOCK != 0 {
 		flockOwner = in.LockOwner
 	}
-	errno("release", fs.v.Release(ctxOf(cancel), in.Fh, flockOwner))
+	fs.errno("release", fs.v.Release(ctxOf(cancel), in.Fh, flockOwner))
 }
 
 func (fs *FS) Fallocate(cancel <-chan struct{}, in *gofuse.FallocateIn) gofuse.Status {
 	defer fs.observe("fallocate", time.Now())
 	const supported = uint32(meta.FallocKeepSize | meta.FallocPunchHole | meta.FallocZeroRange)
 	if in.Mode&^supported != 0 {
-		return errno("fallocate", meta.ErrNotSupported)
+		return fs.errno("fallocate", meta.ErrNotSupported)
 	}
 	// Linux clears setuid and setgid on fallocate as on a write; the
 	// kernel flags neither request, so the caller's uid decides.
 	if err := fs.v.ClearSetid(ctxOf(cancel), fs.cred(&in.InHeader), in.Fh); err != nil {
-		return errno("fallocate", err)
+		return fs.errno("fallocate", err)
 	}
-	return errno("fallocate", fs.v.Fallocate(ctxOf(cancel), fs.cred(&in.InHeader), in.Fh, meta.Ino(in.NodeId), uint8(in.Mode), in.Offset, in.Length))
+	return fs.errno("fallocate", fs.v.Fallocate(ctxOf(cancel), fs.cred(&in.InHeader), in.Fh, meta.Ino(in.NodeId), uint8(in.Mode), in.Offset, in.Length))
 }
 
 func (fs *FS) CopyFileRange(cancel <-chan struct{}, in *gofuse.CopyFileRangeIn) (uint32, gofuse.Status) {
 	defer fs.observe("copy_file_range", time.Now())
 	// The destination is written: setuid and setgid go as on a write.
 	if err := fs.v.ClearSetid(ctxOf(cancel), fs.cred(&in.InHeader), in.FhOut); err != nil {
-		return 0, errno("copy_file_range", err)
+		return 0, fs.errno("copy_file_range", err)
 	}
 	n, err := fs.v.CopyFileRange(ctxOf(cancel), in.FhIn, in.OffIn, in.FhOut, in.OffOut, min(in.Len, 1<<30))
 	if err != nil && n == 0 {
-		return 0, errno("copy_file_range", err)
+		return 0, fs.errno("copy_file_range", err)
 	}
 	return uint32(n), gofuse.OK
 }

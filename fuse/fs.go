@@ -63,7 +63,7 @@ func (fs *FS) Lookup(cancel <-chan struct{}, h *gofuse.InHeader, name string, ou
 	defer fs.observe("lookup", time.Now())
 	e, err := fs.v.Lookup(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name)
 	if err != nil {
-		return errno("lookup", err)
+		return fs.errno("lookup", err)
 	}
 	fs.entryOut(out, e)
 	return gofuse.OK
@@ -76,7 +76,7 @@ func (fs *FS) GetAttr(cancel <-chan struct{}, in *gofuse.GetAttrIn, out *gofuse.
 	defer fs.observe("getattr", time.Now())
 	a, err := fs.v.GetAttr(ctxOf(cancel), meta.Ino(in.NodeId))
 	if err != nil {
-		return errno("getattr", err)
+		return fs.errno("getattr", err)
 	}
 	fs.attrOut(out, meta.Ino(in.NodeId), &a)
 	return gofuse.OK
@@ -129,7 +129,7 @@ func (fs *FS) SetAttr(cancel <-chan struct{}, in *gofuse.SetAttrIn, out *gofuse.
 		// the same bits, so KeepOwner serves both.
 		a, err := fs.v.KeepOwner(ctxOf(cancel), fs.cred(&in.InHeader), ino)
 		if err != nil {
-			return errno("setattr", err)
+			return fs.errno("setattr", err)
 		}
 		fs.attrOut(out, ino, &a)
 		return gofuse.OK
@@ -140,7 +140,7 @@ func (fs *FS) SetAttr(cancel <-chan struct{}, in *gofuse.SetAttrIn, out *gofuse.
 	}
 	a, err := fs.v.SetAttr(ctxOf(cancel), fs.cred(&in.InHeader), ino, set, size, fh)
 	if err != nil {
-		return errno("setattr", err)
+		return fs.errno("setattr", err)
 	}
 	fs.attrOut(out, ino, &a)
 	return gofuse.OK
@@ -150,11 +150,11 @@ func (fs *FS) Mknod(cancel <-chan struct{}, in *gofuse.MknodIn, name string, out
 	defer fs.observe("mknod", time.Now())
 	typ := fileType(in.Mode)
 	if typ == 0 || typ == meta.TypeDirectory || typ == meta.TypeSymlink {
-		return errno("mknod", meta.ErrInvalid)
+		return fs.errno("mknod", meta.ErrInvalid)
 	}
 	e, err := fs.v.Mknod(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, typ, uint16(in.Mode&07777), in.Rdev)
 	if err != nil {
-		return errno("mknod", err)
+		return fs.errno("mknod", err)
 	}
 	fs.entryOut(out, e)
 	return gofuse.OK
@@ -164,7 +164,7 @@ func (fs *FS) Mkdir(cancel <-chan struct{}, in *gofuse.MkdirIn, name string, out
 	defer fs.observe("mkdir", time.Now())
 	e, err := fs.v.Mknod(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, meta.TypeDirectory, uint16(in.Mode&07777), 0)
 	if err != nil {
-		return errno("mkdir", err)
+		return fs.errno("mkdir", err)
 	}
 	fs.entryOut(out, e)
 	return gofuse.OK
@@ -172,24 +172,24 @@ func (fs *FS) Mkdir(cancel <-chan struct{}, in *gofuse.MkdirIn, name string, out
 
 func (fs *FS) Unlink(cancel <-chan struct{}, h *gofuse.InHeader, name string) gofuse.Status {
 	defer fs.observe("unlink", time.Now())
-	return errno("unlink", fs.v.Unlink(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name))
+	return fs.errno("unlink", fs.v.Unlink(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name))
 }
 
 func (fs *FS) Rmdir(cancel <-chan struct{}, h *gofuse.InHeader, name string) gofuse.Status {
 	defer fs.observe("rmdir", time.Now())
-	return errno("rmdir", fs.v.Rmdir(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name))
+	return fs.errno("rmdir", fs.v.Rmdir(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name))
 }
 
 func (fs *FS) Rename(cancel <-chan struct{}, in *gofuse.RenameIn, oldName, newName string) gofuse.Status {
 	defer fs.observe("rename", time.Now())
-	return errno("rename", fs.v.Rename(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), oldName, meta.Ino(in.Newdir), newName, in.Flags))
+	return fs.errno("rename", fs.v.Rename(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), oldName, meta.Ino(in.Newdir), newName, in.Flags))
 }
 
 func (fs *FS) Link(cancel <-chan struct{}, in *gofuse.LinkIn, name string, out *gofuse.EntryOut) gofuse.Status {
 	defer fs.observe("link", time.Now())
 	e, err := fs.v.Link(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.Oldnodeid), meta.Ino(in.NodeId), name)
 	if err != nil {
-		return errno("link", err)
+		return fs.errno("link", err)
 	}
 	fs.entryOut(out, e)
 	return gofuse.OK
@@ -199,7 +199,7 @@ func (fs *FS) Symlink(cancel <-chan struct{}, h *gofuse.InHeader, target, name s
 	defer fs.observe("symlink", time.Now())
 	e, err := fs.v.Symlink(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name, target)
 	if err != nil {
-		return errno("symlink", err)
+		return fs.errno("symlink", err)
 	}
 	fs.entryOut(out, e)
 	return gofuse.OK
@@ -209,21 +209,21 @@ func (fs *FS) Readlink(cancel <-chan struct{}, h *gofuse.InHeader) ([]byte, gofu
 	defer fs.observe("readlink", time.Now())
 	t, err := fs.v.Readlink(ctxOf(cancel), meta.Ino(h.NodeId))
 	if err != nil {
-		return nil, errno("readlink", err)
+		return nil, fs.errno("readlink", err)
 	}
 	return []byte(t), gofuse.OK
 }
 
 func (fs *FS) Access(cancel <-chan struct{}, in *gofuse.AccessIn) gofuse.Status {
 	defer fs.observe("access", time.Now())
-	return errno("access", fs.v.Access(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), in.Mask&7))
+	return fs.errno("access", fs.v.Access(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), in.Mask&7))
 }
 
 func (fs *FS) StatFs(cancel <-chan struct{}, h *gofuse.InHeader, out *gofuse.StatfsOut) gofuse.Status {
 	defer fs.observe("statfs", time.Now())
 	s, err := fs.v.StatFS(ctxOf(cancel))
 	if err != nil {
-		return errno("statfs", err)
+		return fs.errno("statfs", err)
 	}
 	const bsize = 4096
 	out.Bsize, out.Frsize, out.NameLen = bsize, bsize, meta.MaxName
@@ -247,10 +247,10 @@ func (fs *FS) GetXAttr(cancel <-chan struct{}, h *gofuse.InHeader, name string, 
 	defer fs.observe("getxattr", time.Now())
 	val, err := fs.v.GetXattr(ctxOf(cancel), meta.Ino(h.NodeId), name)
 	if err != nil {
-		return 0, errno("getxattr", err)
+		return 0, fs.errno("getxattr", err)
 	}
 	if len(dest) < len(val) {
-		return uint32(len(val)), errno("getxattr", meta.ErrRange)
+		return uint32(len(val)), fs.errno("getxattr", meta.ErrRange)
 	}
 	return uint32(copy(dest, val)), gofuse.OK
 }
@@ -259,7 +259,7 @@ func (fs *FS) ListXAttr(cancel <-chan struct{}, h *gofuse.InHeader, dest []byte)
 	defer fs.observe("listxattr", time.Now())
 	names, err := fs.v.ListXattr(ctxOf(cancel), meta.Ino(h.NodeId))
 	if err != nil {
-		return 0, errno("listxattr", err)
+		return 0, fs.errno("listxattr", err)
 	}
 	var buf []byte
 	for _, n := range names {
@@ -267,17 +267,17 @@ func (fs *FS) ListXAttr(cancel <-chan struct{}, h *gofuse.InHeader, dest []byte)
 		buf = append(buf, 0)
 	}
 	if len(dest) < len(buf) {
-		return uint32(len(buf)), errno("listxattr", meta.ErrRange)
+		return uint32(len(buf)), fs.errno("listxattr", meta.ErrRange)
 	}
 	return uint32(copy(dest, buf)), gofuse.OK
 }
 
 func (fs *FS) SetXAttr(cancel <-chan struct{}, in *gofuse.SetXAttrIn, name string, data []byte) gofuse.Status {
 	defer fs.observe("setxattr", time.Now())
-	return errno("setxattr", fs.v.SetXattr(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, data, in.Flags))
+	return fs.errno("setxattr", fs.v.SetXattr(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, data, in.Flags))
 }
 
 func (fs *FS) RemoveXAttr(cancel <-chan struct{}, h *gofuse.InHeader, name string) gofuse.Status {
 	defer fs.observe("removexattr", time.Now())
-	return errno("removexattr", fs.v.RemoveXattr(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name))
+	return fs.errno("removexattr", fs.v.RemoveXattr(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name))
 }

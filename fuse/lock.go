@@ -17,7 +17,7 @@ func (fs *FS) GetLk(cancel <-chan struct{}, in *gofuse.LkIn, out *gofuse.LkOut) 
 	defer fs.observe("getlk", time.Now())
 	l, err := fs.v.GetLk(ctxOf(cancel), in.Fh, in.Owner, toLock(&in.Lk))
 	if err != nil {
-		return errno("getlk", err)
+		return fs.errno("getlk", err)
 	}
 	out.Lk = gofuse.FileLock{Start: l.Start, End: l.End, Typ: l.Type, Pid: l.Pid}
 	return gofuse.OK
@@ -46,7 +46,7 @@ func (fs *FS) SetLkw(cancel <-chan struct{}, in *gofuse.LkIn) gofuse.Status {
 
 func (fs *FS) setLk(ctx context.Context, in *gofuse.LkIn, wait bool) gofuse.Status {
 	if in.LkFlags&gofuse.FUSE_LK_FLOCK != 0 {
-		return errno("flock", fs.v.Flock(ctx, in.Fh, in.Owner, in.Lk.Typ, wait))
+		return fs.errno("flock", fs.v.Flock(ctx, in.Fh, in.Owner, in.Lk.Typ, wait))
 	}
-	return errno("setlk", fs.v.SetLk(ctx, in.Fh, in.Owner, toLock(&in.Lk), wait))
+	return fs.errno("setlk", fs.v.SetLk(ctx, in.Fh, in.Owner, toLock(&in.Lk), wait))
 }

@@ -163,7 +163,9 @@ func (v *VFS) Read(ctx context.Context, fh uint64, p []byte, off uint64) (int, e
 	if h.file == nil {
 		return 0, meta.ErrIsDir
 	}
-	return v.read(ctx, h.file, p, off)
+	n, err := v.read(ctx, h.file, p, off)
+	v.requests.readBytes.Add(uint64(max(n, 0)))
+	return n, err
 }
 
 // Write writes p at off through an open file.
@@ -178,7 +180,9 @@ func (v *VFS) Write(ctx context.Context, fh uint64, p []byte, off uint64) (int, 
 	if v.cfg.ReadOnly {
 		return 0, meta.ErrReadOnly
 	}
-	return v.write(ctx, h.file, p, off)
+	n, err := v.write(ctx, h.file, p, off)
+	v.requests.writtenBytes.Add(uint64(max(n, 0)))
+	return n, err
 }
 
 // Flush is called on every close of a descriptor: buffered writes are

@@ -28,6 +28,8 @@ type Stats struct {
 	Blocks        any                       `json:"blocks"`
 	Usage         meta.Usage                `json:"usage"`
 	BufferedBytes uint64                    `json:"buffered_bytes"`
+	ReadBytes     uint64                    `json:"read_bytes"`
+	WrittenBytes  uint64                    `json:"written_bytes"`
 }
 
 // Snapshot gathers the counters of this mount.
@@ -44,6 +46,8 @@ func (v *VFS) Snapshot(ctx context.Context) Stats {
 		Blocks:        v.store.Stats(),
 		Usage:         u,
 		BufferedBytes: v.buffered(),
+		ReadBytes:     v.ReadBytes(),
+		WrittenBytes:  v.WrittenBytes(),
 	}
 }
 

@@ -56,7 +56,8 @@ type VFS struct {
 	cfg    Config
 
 	metrics      *meta.Metrics // FUSE requests
-	pendingBytes atomic.Int64  // written and not yet committed
+	requests     requestCounters
+	pendingBytes atomic.Int64 // written and not yet committed
 
 	mu         sync.Mutex
 	files      map[meta.Ino]*file
