@@ -57,3 +57,10 @@ func (b *budget) inUse() int64 {
 	defer b.mu.Unlock()
 	return b.used
 }
+
+// uploading is the number of uploads under way.
+func (b *budget) uploading() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return int64(b.inflight)
+}

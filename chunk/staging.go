@@ -33,7 +33,8 @@ type staging struct {
 }
 
 type staged struct {
-	removed bool // Remove or Abort came while it was staged
+	removed bool  // Remove or Abort came while it was staged
+	size    int64 // bytes on disk
 }
 
 const (
@@ -61,7 +62,11 @@ func openStaging(dir string, s *Store) (*staging, error) {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		key := filepath.ToSlash(rel)
-		st.pending[key] = &staged{}
+		var size int64
+		if info, err := d.Info(); err == nil {
+			size = info.Size()
+		}
+		st.pending[key] = &staged{size: size}
 		st.queue = append(st.queue, key)
 		return nil
 	})
@@ -86,7 +91,7 @@ func (st *staging) stage(key string, raw []byte) error {
 		return err
 	}
 	st.mu.Lock()
-	st.pending[key] = &staged{}
+	st.pending[key] = &staged{size: int64(len(raw))}
 	st.queue = append(st.queue, key)
 	st.mu.Unlock()
 	st.cond.Signal()
@@ -128,6 +133,17 @@ func (st *staging) count() int64 {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	return int64(len(st.pending))
+}
+
+// bytes is the size of the blocks staged and not uploaded yet.
+func (st *staging) bytes() int64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var n int64
+	for _, p := range st.pending {
+		n += p.size
+	}
+	return n
 }
 
 func (st *staging) worker() {

@@ -25,6 +25,8 @@ type Stats struct {
 	CacheWriteErrors int64 `json:"cache_write_errors"` // failed writes to the disk cache
 	BufferBytes      int64 `json:"buffer_bytes"`       // writer memory in use now
 	Staged           int64 `json:"staged"`             // writeback blocks not uploaded yet
+	StagedBytes      int64 `json:"staged_bytes"`       // their size
+	Uploading        int64 `json:"uploading"`          // block uploads under way
 }
 
 type counters struct {
@@ -67,12 +69,14 @@ func (s *Store) Stats() Stats {
 		Prefetches: c.prefetches.Load(), Corrupt: c.corrupt.Load(),
 		CacheWriteErrors: c.cacheWriteErrors.Load(),
 		BufferBytes:      s.budget.inUse(),
+		Uploading:        s.budget.uploading(),
 	}
 	if s.disk != nil {
 		st.CacheBytes = s.disk.size()
 	}
 	if s.staging != nil {
 		st.Staged = s.staging.count()
+		st.StagedBytes = s.staging.bytes()
 	}
 	return st
 }
