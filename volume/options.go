@@ -40,6 +40,13 @@ type Options struct {
 	// VFS configures the file system: read-only, permission checks on
 	// open, flush and compaction.
 	VFS vfs.Config
+	// WrapEngine and WrapStore, when set, wrap the metadata engine and
+	// the object store once they are open, before the client and the
+	// block store are built over them: how a mount instruments them
+	// (package metrics). Volume.Engine and Volume.Objects are then the
+	// wrappers.
+	WrapEngine func(meta.Engine) (meta.Engine, error)
+	WrapStore  func(object.Store) (object.Store, error)
 	// Create, when not nil, formats a URL that holds no volume with these
 	// settings (the benchmarks' throw-away volumes) instead of failing;
 	// Volume.Formatted then says so.

@@ -88,6 +88,9 @@ func (v *Volume) openFileSystem(ctx context.Context, opts Options) error {
 		// From here on, a server that goes away is waited for.
 		v.Engine = meta.WithServerWait(v.Engine, opts.IOTimeout)
 	}
+	if err := v.wrap(opts); err != nil {
+		return err
+	}
 	if v.Blocks, err = openBlocks(v.Objects, v.Format, opts); err != nil {
 		return err
 	}

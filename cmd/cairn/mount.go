@@ -18,6 +18,7 @@ import (
 
 	"cairn/fuse"
 	"cairn/meta"
+	"cairn/metrics"
 	"cairn/vfs"
 	"cairn/volume"
 )
@@ -47,6 +48,7 @@ type mountFlags struct {
 	options       stringList
 	logFile       string
 	debug         bool
+	metrics       metricsAddress
 	store         storeFlags
 	data          dataFlags
 }
@@ -56,6 +58,7 @@ func runMount(args []string) error {
 	var f mountFlags
 	f.cacheSize = 1 << 30
 	f.bufferSize = 300 << 20
+	f.metrics.addr = metrics.DefaultAddress
 	fs.BoolVar(&f.background, "d", false, "run in the background; return once the volume is mounted")
 	fs.BoolVar(&f.background, "background", false, "same as -d")
 	fs.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "directory of the local block cache (\"\" for none)")
@@ -69,6 +72,7 @@ func runMount(args []string) error {
 	fs.Var(&f.options, "o", "FUSE mount options, comma-separated (allow_other, writeback_cache, default_permissions, ...)")
 	fs.StringVar(&f.logFile, "log", "", "log file in the background (default CACHE-DIR/mount.log, or stderr in the foreground)")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
+	fs.Var(&f.metrics, "metrics", "serve Prometheus metrics at HOST:PORT/metrics (default "+metrics.DefaultAddress+", or the next free port; off to disable)")
 	f.store.register(fs)
 	f.data.register(fs)
 	pos, err := parseArgs(fs, args, 2)
@@ -211,7 +215,12 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	opts := fuseOptions(f)
 	host, _ := os.Hostname()
 	ctx := context.Background()
-	vol, err := volume.Open(ctx, metaURL, volume.Options{
+	mm, err := openMetrics(f.metrics)
+	if err != nil {
+		return err
+	}
+	defer mm.close()
+	volOpts := volume.Options{
 		Store:     f.store.options(),
 		CacheDir:  f.cacheDir,
 		IOTimeout: f.ioTimeout,
@@ -226,7 +235,9 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 			},
 		},
 		VFS: vfs.Config{ReadOnly: opts.ReadOnly, CheckPermission: !opts.DefaultPermissions},
-	})
+	}
+	mm.instrument(&volOpts)
+	vol, err := volume.Open(ctx, metaURL, volOpts)
 	if err != nil {
 		return err
 	}
@@ -236,6 +247,10 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 		}
 	}()
 	opts.FsName = "cairn:" + vol.Format.Name
+	metricsAddr, err := mm.serve(vol)
+	if err != nil {
+		return fmt.Errorf("serve metrics: %w", err)
+	}
 	v := vol.VFS
 
 	// Catch signals before the kernel lists the mount: a service manager
@@ -248,7 +263,7 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	slog.Info("mounted", "volume", vol.Format.Name, "mountpoint", mountpoint, "session", vol.Client.Session())
+	slog.Info("mounted", "volume", vol.Format.Name, "mountpoint", mountpoint, "session", vol.Client.Session(), "metrics", metricsAddr)
 	ready.done(nil)
 
 	served := make(chan struct{})
