@@ -16,9 +16,10 @@ import (
 // cairn_object_bytes_total (bytes sent by put, received by get). A Get of
 // a missing object counts as an error.
 //
-// It passes object.Syncer and object.GetterInto on to the wrapped store,
-// so that wrapping changes neither durability nor buffer reuse; a Sync is
-// timed as op "sync".
+// It passes object.Syncer on to the wrapped store, and object.GetterInto
+// when the wrapped store has it (NewStore then returns a Store that
+// implements it too), so that wrapping changes neither durability nor
+// buffer reuse; a Sync is timed as op "sync", a GetInto as a get.
 type Store struct {
 	object.Store
 	latency *prometheus.HistogramVec
@@ -29,7 +30,7 @@ type Store struct {
 var (
 	_ object.Store      = (*Store)(nil)
 	_ object.Syncer     = (*Store)(nil)
-	_ object.GetterInto = (*Store)(nil)
+	_ object.GetterInto = storeInto{}
 )
 
 // storeOps are the operations counted; their series exist from the
@@ -37,7 +38,18 @@ var (
 var storeOps = []string{"put", "get", "head", "delete", "list", "sync"}
 
 // NewStore wraps s and registers its metrics with reg.
-func NewStore(s object.Store, reg prometheus.Registerer) (*Store, error) {
+func NewStore(s object.Store, reg prometheus.Registerer) (object.Store, error) {
+	w, err := newStore(s, reg)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := s.(object.GetterInto); ok {
+		return storeInto{w}, nil
+	}
+	return w, nil
+}
+
+func newStore(s object.Store, reg prometheus.Registerer) (*Store, error) {
 	w := &Store{
 		Store: s,
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -96,11 +108,13 @@ func (s *Store) Get(ctx context.Context, key string, off, limit int64) ([]byte, 
 	return data, err
 }
 
-// GetInto reads through the wrapped store's GetInto when it has one; it
-// counts as a get.
-func (s *Store) GetInto(ctx context.Context, key string, buf []byte) ([]byte, error) {
+// storeInto is a Store over a store that implements object.GetterInto.
+type storeInto struct{ *Store }
+
+// GetInto reads through the wrapped store's GetInto; it counts as a get.
+func (s storeInto) GetInto(ctx context.Context, key string, buf []byte) ([]byte, error) {
 	start := time.Now()
-	data, err := object.GetInto(ctx, s.Store, key, buf)
+	data, err := s.Store.Store.(object.GetterInto).GetInto(ctx, key, buf)
 	s.done("get", start, err)
 	s.bytes.WithLabelValues("get").Add(float64(len(data)))
 	return data, err
