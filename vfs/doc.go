@@ -26,11 +26,14 @@
 //	  "engine": {"RoundTrips": n, "Retries": n},
 //	  "blocks": <chunk.Stats as JSON: puts, gets, their nanoseconds, cache hits and misses, bytes>,
 //	  "usage":  {"Space": bytes, "Inodes": n},
-//	  "buffered_bytes": n
+//	  "buffered_bytes": n,
+//	  "read_bytes": n, "written_bytes": n
 //	}
 //
 // Keys under "ops" starting with "fuse." are FUSE requests as the kernel
 // sent them, measured from arrival to reply; "meta." keys are calls to the
 // metadata engine, each one transaction. `cairn bench` reads this file
-// before and after a run and reports the difference.
+// before and after a run and reports the difference. The same counters,
+// and the FUSE requests that failed (ObserveError), are what a mount's
+// Prometheus endpoint exports (package metrics).
 package vfs
