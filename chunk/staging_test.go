@@ -16,8 +16,8 @@ func TestWritebackFinishesBeforeUpload(t *testing.T) {
 	s := newTestStore(t, g, Config{BlockSize: 4096, CacheDir: t.TempDir(), Writeback: true})
 	data := pattern(21, 10000)
 	writeSlice(t, s, 1, data) // returns although every Put is held at the gate
-	if st := s.Stats(); st.Staged != 3 {
-		t.Errorf("%d blocks staged, want 3", st.Staged)
+	if st := s.Stats(); st.Staged != 3 || st.StagedBytes < int64(len(data)) {
+		t.Errorf("%d blocks of %d bytes staged, want 3 of at least %d", st.Staged, st.StagedBytes, len(data))
 	}
 	got := make([]byte, len(data))
 	if _, err := s.ReadAt(context.Background(), 1, uint32(len(data)), got, 0); err != nil || !bytes.Equal(got, data) {
@@ -29,6 +29,9 @@ func TestWritebackFinishesBeforeUpload(t *testing.T) {
 	}
 	close(g.gate)
 	waitFor(t, func() bool { return s.Stats().Staged == 0 })
+	if n := s.Stats().StagedBytes; n != 0 {
+		t.Errorf("%d bytes staged once every block is uploaded", n)
+	}
 	l := mustList(t, g.Store)
 	if len(l) != 3 {
 		t.Errorf("%d objects stored, want the 3 blocks of slice 1 (slice 2 was removed)", len(l))
