@@ -27,6 +27,7 @@ func commands() map[string]command {
 		"mount":    mountCommand(),
 		"umount":   umountCommand(),
 		"status":   statusCommand(),
+		"stats":    statsCommand(),
 		"version":  versionCommand(),
 		"bench":    benchCommand(),
 		"mdtest":   mdtestCommand(),
