@@ -41,8 +41,9 @@ func CheckAddress(addr string) error {
 }
 
 // Listen opens addr for the metrics endpoint. When addr was not chosen by
-// the user (explicit false) and its port is taken, the following ports
-// are tried; an address the user gave is used as it is, or refused.
+// the user (explicit false) and its port is taken, the following
+// portsToTry ports are tried, then any free port; an address the user
+// gave is used as it is, or refused.
 func Listen(addr string, explicit bool) (net.Listener, error) {
 	if err := CheckAddress(addr); err != nil {
 		return nil, err
@@ -65,7 +66,13 @@ func Listen(addr string, explicit bool) (net.Listener, error) {
 			return ln, nil
 		}
 	}
-	return nil, fmt.Errorf("ports %d to %d on %s are all in use: give a free one with --metrics HOST:PORT, or --metrics off", first, first+portsToTry, host)
+	// A default must not stop a mount: any free port, logged like the
+	// others.
+	ln, err = net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, fmt.Errorf("serve metrics on %s: %w (give a free address with --metrics HOST:PORT, or --metrics off)", host, err)
+	}
+	return ln, nil
 }
 
 // Server serves a registry's metrics over HTTP at /metrics.
