@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what cairn's build and tests need on a fresh Debian or Ubuntu
-# machine: FUSE 3 and the database servers the tests start on loopback.
+# machine: FUSE 3, the database servers the tests start on loopback, and
+# tmux (the terminal `cairn stats` is tested in).
 # Safe to run again; it installs only what is missing.
 set -euo pipefail
 
@@ -16,6 +17,7 @@ command -v etcd >/dev/null || need+=(etcd-server)
 command -v mariadbd >/dev/null || [ -x /usr/sbin/mariadbd ] || need+=(mariadb-server)
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 command -v df >/dev/null || need+=(coreutils)
+command -v tmux >/dev/null || need+=(tmux)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "setup: need root to install: ${need[*]} (run: sudo $0)" >&2
