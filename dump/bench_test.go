@@ -146,7 +146,7 @@ func open(b *testing.B, url string) meta.Engine {
 }
 
 func dumper(b *testing.B, e meta.Engine) meta.Dumper {
-	d, ok := meta.AsDumper(e)
+	d, ok := meta.Capability[meta.Dumper](e)
 	if !ok {
 		b.Fatalf("%s cannot dump", e.Name())
 	}

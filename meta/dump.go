@@ -100,18 +100,3 @@ type DumpRecord struct {
 // ErrDatabaseNotEmpty is what Dumper.Restore returns for a database that
 // already holds a volume or other data.
 var ErrDatabaseNotEmpty = errors.New("the database is not empty (load needs an empty database: a new one, or one emptied by hand)")
-
-// AsDumper finds the Dumper behind e, looking through wrappers (such as
-// Checked) that have an Unwrap method.
-func AsDumper(e Engine) (Dumper, bool) {
-	for {
-		if d, ok := e.(Dumper); ok {
-			return d, true
-		}
-		w, ok := e.(interface{ Unwrap() Engine })
-		if !ok {
-			return nil, false
-		}
-		e = w.Unwrap()
-	}
-}

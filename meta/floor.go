@@ -21,20 +21,3 @@ type FloorProber interface {
 	ProbeWrite(ctx context.Context) error
 	ProbeRead(ctx context.Context) error
 }
-
-// FloorOf returns e's FloorProber, looking through the wrappers in front
-// of it (meta.Checked, and any other with an Unwrap method); nil when the
-// engine has none.
-func FloorOf(e Engine) FloorProber {
-	for e != nil {
-		if p, ok := e.(FloorProber); ok {
-			return p
-		}
-		w, ok := e.(interface{ Unwrap() Engine })
-		if !ok {
-			return nil
-		}
-		e = w.Unwrap()
-	}
-	return nil
-}

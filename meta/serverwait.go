@@ -62,6 +62,9 @@ type serverWait struct {
 
 var _ Engine = (*serverWait)(nil)
 
+// Unwrap returns the engine that is waited for.
+func (w *serverWait) Unwrap() Engine { return w.Engine }
+
 func (w *serverWait) do(ctx context.Context, op string, safety retrySafety, f func(ctx context.Context) error) error {
 	deadline := time.Now().Add(w.timeout)
 	actx, cancel := context.WithDeadline(ctx, deadline)

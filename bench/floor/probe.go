@@ -36,8 +36,8 @@ func openProber(maskedURL string) (*prober, error) {
 		}
 		return nil, err
 	}
-	p := meta.FloorOf(e)
-	if p == nil {
+	p, ok := meta.Capability[meta.FloorProber](e)
+	if !ok {
 		e.Close()
 		return nil, fmt.Errorf("the %s engine cannot measure its floor (no meta.FloorProber)", e.Name())
 	}

@@ -73,7 +73,7 @@ func openDumper(metaURL string) (meta.Engine, meta.Dumper, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d, ok := meta.AsDumper(eng)
+	d, ok := meta.Capability[meta.Dumper](eng)
 	if !ok {
 		eng.Close()
 		return nil, nil, fmt.Errorf("the %s engine cannot dump or load a volume", eng.Name())

@@ -27,7 +27,7 @@ func RunDump(t *testing.T, openRaw func(t *testing.T) meta.Engine) {
 	open := func(t *testing.T) meta.Engine { return meta.Checked(openRaw(t)) }
 	dumper := func(t *testing.T, e meta.Engine) meta.Dumper {
 		t.Helper()
-		d, ok := meta.AsDumper(e)
+		d, ok := meta.Capability[meta.Dumper](e)
 		if !ok {
 			t.Fatalf("engine %s does not implement meta.Dumper", e.Name())
 		}

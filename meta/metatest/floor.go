@@ -17,8 +17,8 @@ import (
 func RunFloor(t *testing.T, open func(t *testing.T) meta.Engine, scratch func(t *testing.T, e meta.Engine) string) {
 	var raw meta.Engine
 	x := newEnv(t, func(t *testing.T) meta.Engine { raw = open(t); return meta.Checked(raw) })
-	probe := meta.FloorOf(x.e)
-	if probe == nil {
+	probe, ok := meta.Capability[meta.FloorProber](x.e)
+	if !ok {
 		t.Fatalf("%T behind meta.Checked offers no meta.FloorProber", raw)
 	}
 	usage, err := x.e.Usage(x.ctx)
