@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -14,7 +15,10 @@ import (
 // MariaDBServer is a MariaDB server the test started on 127.0.0.1 with a
 // throw-away data directory (mariadb-install-db). User has every privilege
 // and logs in with Password over TCP; root logs in over the unix socket
-// Socket without one. It is stopped when the test ends.
+// Socket without one. It is stopped when the test ends. If it dies on its
+// own, or the test fails, the end of its error log (where mariadbd writes
+// its crash report with the statement it was running) goes to the test's
+// log before the directory is removed.
 type MariaDBServer struct {
 	Port     int
 	User     string
@@ -25,7 +29,9 @@ type MariaDBServer struct {
 	client   string // mariadb
 	cred     *syscall.Credential
 	cmd      *exec.Cmd
+	exited   chan struct{} // closed once cmd has exited
 	t        testing.TB
+	logged   bool // the error log's end went to the test's log
 }
 
 // MariaDB starts a MariaDB server; it skips (fails in CI) when Debian's
@@ -54,6 +60,15 @@ func MariaDB(t testing.TB) *MariaDBServer {
 	}
 	s.Start()
 	t.Cleanup(s.Stop)
+	// Runs before Stop, so a failed test's log ends with what the server
+	// said while it ran, not with its shutdown.
+	t.Cleanup(func() {
+		if s.died() {
+			s.logErrors("died while the test ran")
+		} else if t.Failed() {
+			s.logErrors("the test failed")
+		}
+	})
 	s.SQL(t, fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY '%s'; GRANT ALL ON *.* TO '%s'@'%%'",
 		s.User, s.Password, s.User))
 	return s
@@ -68,7 +83,7 @@ func (s *MariaDBServer) URL(db string) string {
 // waits until it answers.
 func (s *MariaDBServer) Start() {
 	s.t.Helper()
-	logPath := filepath.Join(filepath.Dir(s.Dir), "mariadb.log")
+	logPath := s.logPath()
 	s.cmd = exec.Command(s.bin, "--no-defaults", "--datadir="+s.Dir, "--port="+strconv.Itoa(s.Port),
 		"--bind-address=127.0.0.1", "--socket="+s.Socket, "--pid-file="+filepath.Join(filepath.Dir(s.Dir), "mariadb.pid"),
 		"--log-error="+logPath, "--skip-name-resolve", "--skip-log-bin", "--max-connections=300",
@@ -77,12 +92,20 @@ func (s *MariaDBServer) Start() {
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("start mariadbd: %v", err)
 	}
+	exited := make(chan struct{})
+	s.exited = exited
+	go func(cmd *exec.Cmd) { cmd.Wait(); close(exited) }(s.cmd)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ping := exec.Command(s.client, "--no-defaults", "-S", s.Socket, "-u", "root", "-e", "SELECT 1")
 		ping.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
 		if ping.Run() == nil {
 			return
+		}
+		if s.died() {
+			log, _ := os.ReadFile(logPath)
+			s.cmd = nil
+			s.t.Fatalf("mariadbd on port %d exited while starting; its log:\n%s", s.Port, log)
 		}
 		if time.Now().After(deadline) {
 			log, _ := os.ReadFile(logPath)
@@ -94,19 +117,23 @@ func (s *MariaDBServer) Start() {
 }
 
 // Stop shuts the server down cleanly (SIGTERM) and waits for it.
-// Stopping a stopped server does nothing.
+// Stopping a stopped server does nothing; stopping one that has died logs
+// the end of its error log.
 func (s *MariaDBServer) Stop() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
+	if s.died() {
+		s.logErrors("died before it was stopped")
+		s.cmd = nil
+		return
+	}
 	s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { s.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-s.exited:
 	case <-time.After(30 * time.Second):
 		s.cmd.Process.Kill()
-		<-done
+		<-s.exited
 	}
 	s.cmd = nil
 }
@@ -118,9 +145,57 @@ func (s *MariaDBServer) Kill() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
+	if s.died() {
+		s.logErrors("died before it was killed")
+	}
 	s.cmd.Process.Kill()
-	s.cmd.Wait()
+	<-s.exited
 	s.cmd = nil
+}
+
+// died reports whether the running server's process has exited without
+// Stop or Kill.
+func (s *MariaDBServer) died() bool {
+	if s.cmd == nil {
+		return false
+	}
+	select {
+	case <-s.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *MariaDBServer) logPath() string { return filepath.Join(filepath.Dir(s.Dir), "mariadb.log") }
+
+// errorLogTail is how many lines of the error log logErrors shows when it
+// holds no crash report: enough for the errors that led to a failure.
+const errorLogTail = 60
+
+// logErrors writes the end of the error log to the test's log, once, saying
+// why: from the last crash report ("got signal", then the stack and the
+// statement) on if there is one, else the last errorLogTail lines.
+func (s *MariaDBServer) logErrors(why string) {
+	if s.logged {
+		return
+	}
+	s.logged = true
+	log, err := os.ReadFile(s.logPath())
+	if err != nil {
+		s.t.Logf("mariadbd on port %d %s; its error log: %v", s.Port, why, err)
+		return
+	}
+	lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
+	from := max(0, len(lines)-errorLogTail)
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], "got signal") {
+			from = i
+			break
+		}
+	}
+	s.t.Logf("mariadbd on port %d %s; the end of its error log %s:\n%s",
+		s.Port, why, s.logPath(), strings.Join(lines[from:], "\n"))
 }
 
 // SQL runs statements as root over the unix socket and returns the output.
