@@ -51,7 +51,18 @@ func MariaDB(t testing.TB) *MariaDBServer {
 	giveTo(t, s.cred, dir)
 	s.Dir = filepath.Join(dir, "data")
 	s.Socket = filepath.Join(dir, "mysqld.sock")
-	cmd := exec.Command(install, "--no-defaults", "--datadir="+s.Dir, "--auth-root-authentication-method=normal",
+	// Every mariadbd deletes all the #sql* files in its tmpdir when it
+	// starts, the live internal temporary tables of other servers sharing
+	// that directory included; MariaDB 10.11 then crashes in
+	// ha_maria::drop_table where it was creating one (a cursor in
+	// cairn_lock_conflict). Tests start servers all the time, so each gets
+	// a tmpdir of its own.
+	tmp := s.tmpDir()
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatalf("make MariaDB tmpdir: %v", err)
+	}
+	giveTo(t, s.cred, tmp)
+	cmd := exec.Command(install, "--no-defaults", "--datadir="+s.Dir, "--tmpdir="+tmp, "--auth-root-authentication-method=normal",
 		"--skip-test-db", "--skip-name-resolve")
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Pdeathsig: syscall.SIGKILL}
@@ -84,7 +95,7 @@ func (s *MariaDBServer) URL(db string) string {
 func (s *MariaDBServer) Start() {
 	s.t.Helper()
 	logPath := s.logPath()
-	s.cmd = exec.Command(s.bin, "--no-defaults", "--datadir="+s.Dir, "--port="+strconv.Itoa(s.Port),
+	s.cmd = exec.Command(s.bin, "--no-defaults", "--datadir="+s.Dir, "--tmpdir="+s.tmpDir(), "--port="+strconv.Itoa(s.Port),
 		"--bind-address=127.0.0.1", "--socket="+s.Socket, "--pid-file="+filepath.Join(filepath.Dir(s.Dir), "mariadb.pid"),
 		"--log-error="+logPath, "--skip-name-resolve", "--skip-log-bin", "--max-connections=300",
 		"--innodb-buffer-pool-size=64M", "--innodb-flush-log-at-trx-commit=2")
@@ -166,6 +177,8 @@ func (s *MariaDBServer) died() bool {
 		return false
 	}
 }
+
+func (s *MariaDBServer) tmpDir() string { return filepath.Join(filepath.Dir(s.Dir), "tmp") }
 
 func (s *MariaDBServer) logPath() string { return filepath.Join(filepath.Dir(s.Dir), "mariadb.log") }
 

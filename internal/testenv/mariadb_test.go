@@ -2,6 +2,8 @@ package testenv
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -53,5 +55,24 @@ func TestMariaDBCrashReportLogged(t *testing.T) {
 	}
 	if n := strings.Count(got, "got signal 11"); n != 1 {
 		t.Errorf("the crash report was logged %d times, want once", n)
+	}
+}
+
+// TestMariaDBTmpdirOwn plants a file named as a live internal temporary
+// table of one server (#sql...) in its tmpdir and starts a second server:
+// mariadbd deletes every such file in its tmpdir when it starts, so had
+// the two shared a tmpdir, the first server's table would be gone (the
+// crash in ha_maria::drop_table that followed in MariaDB 10.11).
+func TestMariaDBTmpdirOwn(t *testing.T) {
+	first := MariaDB(t)
+	planted := filepath.Join(strings.TrimSpace(first.SQL(t, "SELECT @@tmpdir")), "#sql-temptable-cairn-planted.MAI")
+	if err := os.WriteFile(planted, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(planted) })
+	giveTo(t, first.cred, planted) // in a sticky /tmp only its owner may delete it, as the servers' own
+	MariaDB(t)
+	if _, err := os.Stat(planted); err != nil {
+		t.Fatalf("starting a second server removed the first one's temporary table: %v", err)
 	}
 }
