@@ -3,14 +3,16 @@ BEGIN
 	-- data.go dropChunks, in its caller's transaction: the slices of the
 	-- chunks from p_from on lose a reference each (records of 24 bytes: pos,
 	-- id, size, off, len, big endian); those left with none become dead.
+	-- The chunks are walked one row at a time along the primary key, not
+	-- through a cursor: MariaDB materializes a cursor over a BLOB column in
+	-- an on-disk Aria temporary table, a file made and deleted per call.
 	DECLARE v_done BOOLEAN DEFAULT FALSE;
 	DECLARE v_slices LONGBLOB;
+	DECLARE v_idx BIGINT DEFAULT p_from - 1;
 	DECLARE v_i, v_n, v_id, v_size BIGINT;
-	DECLARE v_chunks CURSOR FOR SELECT slices FROM cairn_chunk WHERE ino = p_ino AND idx >= p_from;
 	DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
-	OPEN v_chunks;
 	chunks: LOOP
-		FETCH v_chunks INTO v_slices;
+		SELECT idx, slices INTO v_idx, v_slices FROM cairn_chunk WHERE ino = p_ino AND idx > v_idx ORDER BY idx LIMIT 1;
 		IF v_done THEN LEAVE chunks; END IF;
 		SET v_i = 0, v_n = LENGTH(v_slices) DIV 24;
 		WHILE v_i < v_n DO
@@ -30,6 +32,5 @@ BEGIN
 			SET v_i = v_i + 1;
 		END WHILE;
 	END LOOP;
-	CLOSE v_chunks;
 	DELETE FROM cairn_chunk WHERE ino = p_ino AND idx >= p_from;
 END

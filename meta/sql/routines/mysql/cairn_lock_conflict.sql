@@ -5,16 +5,21 @@ BEGIN
 	-- with another owner's (locks.go conflicting). Ranges are records of 24
 	-- bytes: type (4), start (8), end (8), pid (4), big endian, so bytes
 	-- compare as the numbers do.
+	-- The other owners' rows are walked one at a time along the primary
+	-- key, not through a cursor: MariaDB materializes a cursor over a BLOB
+	-- column in an on-disk Aria temporary table, a file made and deleted
+	-- per call.
 	DECLARE v_ranges LONGBLOB;
 	DECLARE v_i, v_n BIGINT;
+	DECLARE v_sid, v_owner BIGINT; -- the row read last; owners take all 64 bits
 	DECLARE v_done BOOLEAN DEFAULT FALSE;
-	DECLARE v_others CURSOR FOR SELECT ranges FROM cairn_plock
-		WHERE ino = p_ino AND NOT (sid = p_sid AND owner = p_owner);
 	DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
 	SET r_conflict = FALSE;
-	OPEN v_others;
 	scan: LOOP
-		FETCH v_others INTO v_ranges;
+		SELECT sid, owner, ranges INTO v_sid, v_owner, v_ranges FROM cairn_plock
+			WHERE ino = p_ino AND (v_sid IS NULL OR sid > v_sid OR sid = v_sid AND owner > v_owner)
+				AND NOT (sid = p_sid AND owner = p_owner)
+			ORDER BY sid, owner LIMIT 1;
 		IF v_done OR r_conflict THEN LEAVE scan; END IF;
 		SET v_i = 0, v_n = LENGTH(v_ranges) DIV 24;
 		WHILE v_i < v_n AND NOT r_conflict DO
@@ -23,5 +28,4 @@ BEGIN
 			SET v_i = v_i + 1;
 		END WHILE;
 	END LOOP;
-	CLOSE v_others;
 END
