@@ -114,6 +114,7 @@ func TestUnreachableEngine(t *testing.T) {
 		}
 		wantUserError(t, runCairn(t, "format", u, "vol-a", "--bucket", filepath.Join(tempDir(t), "b")))
 		wantUserError(t, runCairn(t, "status", u))
+		wantUserError(t, runCairn(t, "config", u, "--capacity", "1G"))
 	}
 }
 
@@ -133,6 +134,8 @@ func TestNeverFormatted(t *testing.T) {
 	metaURL := newMetaURL(t)
 	wantUserError(t, runCairn(t, "status", metaURL), "format")
 	wantUserError(t, runCairn(t, "mount", metaURL, tempDir(t)), "format")
+	wantUserError(t, runCairn(t, "config", metaURL), "format")
+	wantUserError(t, runCairn(t, "config", metaURL, "--capacity", "1G"), "format")
 	// Looking did not leave a database behind.
 	if path, ok := strings.CutPrefix(metaURL, "sqlite3://"); ok {
 		if _, err := os.Stat(path); err == nil {
@@ -200,29 +203,55 @@ func TestFormatAndStatus(t *testing.T) {
 	}
 }
 
-func TestFormatExistingNeedsForce(t *testing.T) {
+// TestFormatExistingRefused: format only creates volumes; over an
+// existing one, with or without --force, it refuses, points at config and
+// changes nothing.
+func TestFormatExistingRefused(t *testing.T) {
 	v := formatVolume(t, "--capacity", "1G")
 	before := status(t, v.meta).Setting
-
-	r := runCairn(t, "format", v.meta, "other-name", "--bucket", v.bucket, "--capacity", "5G")
-	wantUserError(t, r, "--force")
+	wantUserError(t, runCairn(t, "format", v.meta, "other-name", "--bucket", v.bucket, "--capacity", "5G"), "already holds", "cairn config")
+	wantUserError(t, runCairn(t, "format", v.meta, v.name, "--capacity", "5G", "--force"), "cairn config")
 	if after := status(t, v.meta).Setting; after != before {
 		t.Fatalf("a refused format changed the volume: %+v, was %+v", after, before)
 	}
+}
 
-	cairnOK(t, "format", v.meta, v.name, "--capacity", "5G", "--force")
+// TestConfig shows a volume's settings, changes those its blocks do not
+// depend on (keeping the UUID and the rest), and refuses, changing
+// nothing, those they do depend on.
+func TestConfig(t *testing.T) {
+	v := formatVolume(t, "--capacity", "1G")
+	before := status(t, v.meta).Setting
+
+	var shown statusJSON
+	out := cairnOK(t, "config", v.meta)
+	if err := json.Unmarshal([]byte(out), &shown.Setting); err != nil || shown.Setting != before {
+		t.Fatalf("config without flags printed %q (%v), want the settings %+v", out, err, before)
+	}
+
+	cairnOK(t, "config", v.meta, "--capacity", "5G", "--inodes", "77", "--compress", "lz4", "--block-size", "4M")
 	after := status(t, v.meta).Setting
-	if after.UUID != before.UUID || after.Capacity != 5<<30 || after.Bucket != before.Bucket || after.BlockSize != before.BlockSize {
-		t.Errorf("after format --force: %+v, want uuid %s kept, capacity 5G, the rest as before %+v", after, before.UUID, before)
+	want := before
+	want.Capacity, want.Inodes, want.Compression = 5<<30, 77, "lz4"
+	if after != want {
+		t.Errorf("after config: %+v, want %+v", after, want)
 	}
 
 	// Settings that locate or cut existing blocks cannot change.
-	r = runCairn(t, "format", v.meta, v.name, "--block-size", "1M", "--force")
-	wantUserError(t, r, "block size")
-	r = runCairn(t, "format", v.meta, v.name, "--bucket", filepath.Join(tempDir(t), "elsewhere"), "--force")
-	wantUserError(t, r, "bucket")
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--block-size", "1M"}, "block size"},
+		{[]string{"--bucket", filepath.Join(tempDir(t), "elsewhere")}, "bucket"},
+		{[]string{"--storage", "mem"}, "storage"},
+		{[]string{"--capacity", "1G", "--storage", "s3"}, "storage"},
+		{[]string{"--compress", "gzip"}, "compress"},
+	} {
+		wantUserError(t, runCairn(t, append([]string{"config", v.meta}, c.flags...)...), c.want)
+	}
 	if now := status(t, v.meta).Setting; now != after {
-		t.Errorf("a refused reformat changed the volume: %+v, was %+v", now, after)
+		t.Errorf("a refused config changed the volume: %+v, was %+v", now, after)
 	}
 }
 
@@ -259,7 +288,7 @@ func TestUnwritableBucket(t *testing.T) {
 	// An existing volume keeps its settings when a reformat is refused.
 	v := formatVolume(t)
 	before := status(t, v.meta).Setting
-	wantUserError(t, runCairn(t, "format", v.meta, v.name, "--bucket", filepath.Join(file, "bucket"), "--force"), "bucket")
+	wantUserError(t, runCairn(t, "config", v.meta, "--bucket", filepath.Join(file, "bucket")), "bucket")
 	if after := status(t, v.meta).Setting; after != before {
 		t.Errorf("a failed reformat changed the volume: %+v, was %+v", after, before)
 	}

@@ -31,7 +31,7 @@ var volumeName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$`)
 func formatCommand() command {
 	return command{
 		usage:   "format META-URL NAME [flags]",
-		summary: "create a volume (or, with --force, change its settings)",
+		summary: "create a volume (change its settings with config)",
 		run:     runFormat,
 	}
 }
@@ -61,14 +61,15 @@ func runFormat(args []string) error {
 	fs.Var(&f.capacity, "capacity", "space limit shown by df, e.g. 100G (0: unlimited)")
 	fs.Uint64Var(&f.inodes, "inodes", 0, "limit on the number of files (0: unlimited)")
 	fs.IntVar(&f.trashDays, "trash-days", 0, "days deleted files stay in the trash (0: deleted at once)")
-	fs.BoolVar(&f.force, "force", false, "replace the settings of an existing volume (its files are kept)")
+	fs.BoolVar(&f.force, "force", false, "refused: format only creates volumes; change a volume's settings with 'cairn config'")
 	pos, err := parseArgs(fs, args, 2)
 	if err != nil {
 		return err
 	}
 	metaURL, name := pos[0], pos[1]
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if f.force {
+		return fmt.Errorf("format --force no longer changes a volume: format only creates volumes; change the settings of the volume at %s with 'cairn config %s --capacity …' (see 'cairn config -h')", engines.Redact(metaURL), engines.Redact(metaURL))
+	}
 
 	if err := checkFormatFlags(name, &f); err != nil {
 		return err
@@ -88,8 +89,8 @@ func runFormat(args []string) error {
 	if err != nil && !errors.Is(err, meta.ErrNotFormatted) {
 		return fmt.Errorf("read the volume at %s: %w", engines.Redact(metaURL), err)
 	}
-	if exists && !f.force {
-		return fmt.Errorf("%s already holds volume %q (uuid %s); add --force to change its settings (its files are kept)", engines.Redact(metaURL), old.Name, old.UUID)
+	if exists {
+		return fmt.Errorf("%s already holds volume %q (uuid %s); change its settings with 'cairn config %s', or remove it with 'cairn destroy'", engines.Redact(metaURL), old.Name, old.UUID, engines.Redact(metaURL))
 	}
 
 	nf := meta.Format{
@@ -103,18 +104,12 @@ func runFormat(args []string) error {
 		TrashDays:   f.trashDays,
 		Version:     meta.FormatVersion,
 	}
-	if exists {
-		if err := mergeFormat(&nf, old, set); err != nil {
+	if nf.UUID, err = newUUID(); err != nil {
+		return err
+	}
+	if nf.Bucket == "" && nf.Storage == "file" {
+		if nf.Bucket, err = defaultBucket(name); err != nil {
 			return err
-		}
-	} else {
-		if nf.UUID, err = newUUID(); err != nil {
-			return err
-		}
-		if nf.Bucket == "" && nf.Storage == "file" {
-			if nf.Bucket, err = defaultBucket(name); err != nil {
-				return err
-			}
 		}
 	}
 	if nf.Storage == "file" {
@@ -132,22 +127,18 @@ func runFormat(args []string) error {
 	if err := volume.CreateStore(ctx, nf.Storage, nf.Bucket, f.store.options()); err != nil {
 		return err
 	}
-	if err := eng.Init(ctx, nf, exists); err != nil {
+	if err := eng.Init(ctx, nf, false); err != nil {
 		return fmt.Errorf("format volume %q at %s: %w", name, engines.Redact(metaURL), err)
 	}
 	if nf.Storage == "mem" {
 		fmt.Fprintln(os.Stderr, "warning: --storage mem keeps blocks in the memory of each mount; they are lost at unmount (use it for tests only)")
 	}
-	verb := "formatted"
-	if exists {
-		verb = "updated"
-	}
 	where := nf.Storage
 	if nf.Bucket != "" {
 		where += " " + engines.Redact(nf.Bucket)
 	}
-	fmt.Fprintf(os.Stdout, "%s volume %q (uuid %s) in %s, blocks in %s, block size %s, compression %s\n",
-		verb, nf.Name, nf.UUID, engines.Redact(metaURL), where, humanBytes(uint64(nf.BlockSize)), nf.Compression)
+	fmt.Fprintf(os.Stdout, "formatted volume %q (uuid %s) in %s, blocks in %s, block size %s, compression %s\n",
+		nf.Name, nf.UUID, engines.Redact(metaURL), where, humanBytes(uint64(nf.BlockSize)), nf.Compression)
 	return nil
 }
 
@@ -160,7 +151,7 @@ func checkFormatFlags(name string, f *formatFlags) error {
 	switch f.storage {
 	case "file", "mem":
 	case "s3":
-		if f.bucket != "" { // without one, --force keeps the old bucket
+		if f.bucket != "" { // an empty one is refused below, once the URL is known free
 			if err := checkS3Bucket(f.bucket); err != nil {
 				return err
 			}
@@ -179,47 +170,6 @@ func checkFormatFlags(name string, f *formatFlags) error {
 	}
 	if f.trashDays < 0 {
 		return fmt.Errorf("invalid --trash-days %d: use 0 or more", f.trashDays)
-	}
-	return nil
-}
-
-// mergeFormat turns the new settings of a reformat into the volume's next
-// settings: the UUID stays, flags not given keep their old values, and the
-// settings that locate or cut existing data may not change.
-func mergeFormat(nf *meta.Format, old meta.Format, set map[string]bool) error {
-	nf.UUID = old.UUID
-	if !set["storage"] {
-		nf.Storage = old.Storage
-	}
-	if !set["bucket"] && nf.Storage == old.Storage {
-		nf.Bucket = old.Bucket
-	}
-	if !set["block-size"] {
-		nf.BlockSize = old.BlockSize
-	}
-	if !set["compress"] {
-		nf.Compression = old.Compression
-	}
-	if !set["capacity"] {
-		nf.Capacity = old.Capacity
-	}
-	if !set["inodes"] {
-		nf.Inodes = old.Inodes
-	}
-	if !set["trash-days"] {
-		nf.TrashDays = old.TrashDays
-	}
-	if nf.BlockSize != old.BlockSize {
-		return fmt.Errorf("cannot change the block size of volume %q from %s to %s: its stored blocks are cut to the old size", old.Name, humanBytes(uint64(old.BlockSize)), humanBytes(uint64(nf.BlockSize)))
-	}
-	if nf.Storage != old.Storage {
-		return fmt.Errorf("cannot change the storage of volume %q from %s to %s: its blocks would be left behind", old.Name, old.Storage, nf.Storage)
-	}
-	if nf.Storage == "file" && nf.Bucket != "" {
-		abs, err := filepath.Abs(nf.Bucket)
-		if err == nil && abs != old.Bucket {
-			return fmt.Errorf("cannot move volume %q from bucket %s to %s: move the directory and keep its path", old.Name, old.Bucket, abs)
-		}
 	}
 	return nil
 }

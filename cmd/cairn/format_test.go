@@ -4,8 +4,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"cairn/meta"
 )
 
 func TestCheckFormatFlags(t *testing.T) {
@@ -45,38 +43,6 @@ func TestCheckFormatFlags(t *testing.T) {
 		f.blockSize = bs
 		if err := checkFormatFlags("vol", &f); err != nil {
 			t.Errorf("block size %d refused: %v", bs, err)
-		}
-	}
-}
-
-func TestMergeFormat(t *testing.T) {
-	old := meta.Format{Name: "vol", UUID: "u-1", Storage: "file", Bucket: "/data/vol", BlockSize: 1 << 20,
-		Compression: "lz4", Capacity: 10, Inodes: 20, TrashDays: 1, Version: meta.FormatVersion}
-	// Only the flags given change; the UUID stays.
-	nf := meta.Format{Name: "vol", Storage: "file", BlockSize: 4 << 20, Compression: "none", Capacity: 99, Version: meta.FormatVersion}
-	if err := mergeFormat(&nf, old, map[string]bool{"capacity": true}); err != nil {
-		t.Fatal(err)
-	}
-	want := old
-	want.Capacity = 99
-	if nf != want {
-		t.Errorf("merged %+v, want %+v", nf, want)
-	}
-	// Settings that locate or cut stored blocks may not change.
-	for _, c := range []struct {
-		set  map[string]bool
-		edit func(*meta.Format)
-		want string
-	}{
-		{map[string]bool{"block-size": true}, func(f *meta.Format) { f.BlockSize = 4 << 20 }, "block size"},
-		{map[string]bool{"storage": true}, func(f *meta.Format) { f.Storage = "mem" }, "storage"},
-		{map[string]bool{"bucket": true}, func(f *meta.Format) { f.Bucket = "/elsewhere" }, "bucket"},
-	} {
-		nf := old
-		nf.UUID = ""
-		c.edit(&nf)
-		if err := mergeFormat(&nf, old, c.set); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("mergeFormat changing %v: %v, want an error about %s", c.set, err, c.want)
 		}
 	}
 }
