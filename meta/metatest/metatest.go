@@ -48,6 +48,7 @@ type test struct {
 func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 	open = checkedOpener(open)
 	t.Run("Format", func(t *testing.T) { testFormat(t, open) })
+	t.Run("Destroy", func(t *testing.T) { testDestroy(t, open) })
 	groups := [][]test{
 		sessionTests(),
 		entryTests(),
