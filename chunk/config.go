@@ -124,7 +124,7 @@ func (c Config) withDefaults() (Config, error) {
 // blockKey names block i, of length blockLen, of slice id. Spreading slices
 // over two directory levels keeps directories of a local store small.
 func blockKey(id uint64, i int, blockLen int) string {
-	return fmt.Sprintf("chunks/%d/%d/%d_%d_%d", id/1000000, id/1000, id, i, blockLen)
+	return fmt.Sprintf(KeyPrefix+"%d/%d/%d_%d_%d", id/1000000, id/1000, id, i, blockLen)
 }
 
 // keyBlockLen is the block length a block key names (0 if it names none).

@@ -25,6 +25,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"format":   formatCommand(),
 		"config":   configCommand(),
+		"destroy":  destroyCommand(),
 		"mount":    mountCommand(),
 		"umount":   umountCommand(),
 		"status":   statusCommand(),

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"cairn/meta"
+	"cairn/volume"
+)
+
+// liveSession is how recent a session's heartbeat must be for destroy to
+// count its client as mounted: the clients' default session timeout,
+// after which any client closes the session as stale.
+const liveSession = 5 * time.Minute
+
+func destroyCommand() command {
+	return command{
+		usage:   "destroy META-URL UUID [--force]",
+		summary: "remove every object and all metadata of a volume",
+		run:     runDestroy,
+	}
+}
+
+func runDestroy(args []string) error {
+	fs := flag.NewFlagSet("destroy", flag.ContinueOnError)
+	var store storeFlags
+	store.register(fs)
+	force := fs.Bool("force", false, "destroy even while clients are mounted (they fail from then on)")
+	pos, err := parseArgs(fs, args, 2)
+	if err != nil {
+		return err
+	}
+	metaURL, uuid := pos[0], pos[1]
+	ctx := context.Background()
+	vol, err := volume.OpenMeta(ctx, metaURL, volume.Options{})
+	if err != nil {
+		return err
+	}
+	defer vol.Close(ctx)
+	f := vol.Format
+	if uuid != f.UUID {
+		return fmt.Errorf("%q is not the uuid of volume %q at %s: nothing was destroyed (type the uuid 'cairn status' shows)", uuid, f.Name, vol.URL)
+	}
+	if _, ok := meta.AsDestroyer(vol.Engine); !ok {
+		return fmt.Errorf("the %s engine cannot destroy a volume", vol.Engine.Name())
+	}
+	sessions, err := vol.Engine.ListSessions(ctx)
+	if err != nil {
+		return fmt.Errorf("list the clients of volume %q: %w", f.Name, err)
+	}
+	if live := liveSessions(sessions, time.Now()); len(live) > 0 && !*force {
+		return fmt.Errorf("volume %q is mounted by %d client(s) (%s): unmount them, or add --force; nothing was destroyed", f.Name, len(live), strings.Join(live, ", "))
+	}
+	if err := vol.OpenObjects(ctx, volume.Options{Store: store.options()}); err != nil {
+		return err
+	}
+	bar := newStatusLine()
+	done, err := vol.Destroy(ctx, func(d volume.Destroyed) {
+		bar.show("destroy %s: %d objects (%s) deleted", f.Name, d.Objects, humanBytes(uint64(d.Bytes)))
+	})
+	bar.done()
+	if err != nil {
+		return fmt.Errorf("%w (%d objects deleted so far; run destroy again to finish)", err, done.Objects)
+	}
+	fmt.Fprintf(os.Stdout, "destroyed volume %q (uuid %s): %d objects (%s) and its metadata at %s\n",
+		f.Name, f.UUID, done.Objects, humanBytes(uint64(done.Bytes)), vol.URL)
+	return nil
+}
+
+// liveSessions names the sessions that proved alive lately, as
+// host:mount point (pid).
+func liveSessions(sessions []meta.SessionInfo, now time.Time) []string {
+	var live []string
+	for _, s := range sessions {
+		if now.Sub(s.Heartbeat) < liveSession {
+			live = append(live, fmt.Sprintf("%s:%s (pid %d)", s.Hostname, s.MountPoint, s.PID))
+		}
+	}
+	return live
+}

@@ -1,0 +1,102 @@
+package volume
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"cairn/chunk"
+	"cairn/meta"
+	"cairn/object"
+)
+
+// destroyWorkers is how many objects Destroy deletes at once.
+const destroyWorkers = 16
+
+// Destroyed counts what Destroy removed so far.
+type Destroyed struct {
+	Objects int64
+	Bytes   int64
+}
+
+// Destroy removes the volume: every object of its block store (the keys
+// under chunk.KeyPrefix; other objects in the bucket stay), then all its
+// metadata (meta.Destroyer). Objects go first so that a run cut short
+// leaves a volume that can still be found, and destroyed again. The
+// caller makes sure no client uses the volume and has opened its object
+// store (OpenObjects); report, when not nil, is called as objects go.
+func (v *Volume) Destroy(ctx context.Context, report func(Destroyed)) (Destroyed, error) {
+	var done Destroyed
+	destroyer, ok := meta.AsDestroyer(v.Engine)
+	if !ok {
+		return done, fmt.Errorf("the %s engine cannot destroy a volume", v.Engine.Name())
+	}
+	if v.Objects == nil {
+		return done, errors.New("destroy: the object store is not open")
+	}
+	var objects, bytes atomic.Int64
+	keys := make(chan object.Info)
+	var failed error
+	var once sync.Once
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range destroyWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for info := range keys {
+				if err := v.Objects.Delete(ctx, info.Key); err != nil {
+					once.Do(func() {
+						failed = fmt.Errorf("delete object %s of volume %q: %w", info.Key, v.Format.Name, err)
+						cancel()
+					})
+					continue
+				}
+				d := Destroyed{Objects: objects.Add(1), Bytes: bytes.Add(info.Size)}
+				if report != nil {
+					report(d)
+				}
+			}
+		}()
+	}
+	listErr := v.listObjects(ctx, keys)
+	close(keys)
+	wg.Wait()
+	done = Destroyed{Objects: objects.Load(), Bytes: bytes.Load()}
+	if failed != nil {
+		return done, failed
+	}
+	if listErr != nil {
+		return done, fmt.Errorf("list the objects of volume %q in %s: %w", v.Format.Name, v.Objects, listErr)
+	}
+	if err := destroyer.Destroy(ctx); err != nil {
+		return done, fmt.Errorf("remove the metadata of volume %q at %s: %w", v.Format.Name, v.URL, err)
+	}
+	return done, nil
+}
+
+// listObjects sends every object of the block store to keys, a page at a
+// time, until the listing ends or ctx is cancelled.
+func (v *Volume) listObjects(ctx context.Context, keys chan<- object.Info) error {
+	after := ""
+	for {
+		page, err := v.Objects.List(ctx, chunk.KeyPrefix, after, 1000)
+		if err != nil {
+			return err
+		}
+		if len(page) == 0 {
+			return nil
+		}
+		for _, info := range page {
+			select {
+			case keys <- info:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		after = page[len(page)-1].Key
+	}
+}
