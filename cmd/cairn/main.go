@@ -26,6 +26,8 @@ func commands() map[string]command {
 		"format":   formatCommand(),
 		"config":   configCommand(),
 		"destroy":  destroyCommand(),
+		"info":     infoCommand(),
+		"summary":  summaryCommand(),
 		"mount":    mountCommand(),
 		"umount":   umountCommand(),
 		"status":   statusCommand(),
