@@ -28,6 +28,7 @@ func commands() map[string]command {
 		"destroy":  destroyCommand(),
 		"info":     infoCommand(),
 		"summary":  summaryCommand(),
+		"warmup":   warmupCommand(),
 		"mount":    mountCommand(),
 		"umount":   umountCommand(),
 		"status":   statusCommand(),
