@@ -37,7 +37,7 @@ var (
 	// ErrNotFormatted means the database holds no cairn volume.
 	ErrNotFormatted = errors.New("no cairn volume here (run 'cairn format' first)")
 	// ErrFormatted means Init found a volume and was not told to replace it.
-	ErrFormatted = errors.New("a cairn volume is already formatted here (use --force to replace it)")
+	ErrFormatted = errors.New("a cairn volume is already formatted here (change its settings with 'cairn config', or remove it with 'cairn destroy')")
 	// ErrConflict is a transaction that lost a race and may be re-run from
 	// its reads. Engines retry it themselves; it reaches callers only when
 	// the retry budget is spent.

@@ -120,7 +120,7 @@ func TestOtherVolume(t *testing.T) {
 	if !errors.Is(err, meta.ErrFormatted) {
 		t.Errorf("Init over another volume: %v, want ErrFormatted", err)
 	}
-	wantOneLine(t, err, `"first"`, "--force")
+	wantOneLine(t, err, `"first"`, "cairn config")
 	if f, err := other.Load(ctx); err != nil || f.Name != "first" {
 		t.Errorf("after a refused Init, Load = %+v, %v", f, err)
 	}
