@@ -4,7 +4,7 @@ import "context"
 
 // Destroyer is implemented by engines that can remove a volume from their
 // database whole, for 'cairn destroy'. It is optional: a caller finds it
-// with AsDestroyer, and an engine without it cannot be destroyed.
+// with Capability[Destroyer], and an engine without it cannot be destroyed.
 type Destroyer interface {
 	// Destroy deletes every record the volume keeps in the database: its
 	// tree, attributes, chunks, xattrs, locks, sessions, counters, usage
@@ -17,19 +17,4 @@ type Destroyer interface {
 	// It is not one transaction and must not run while clients use the
 	// volume: the caller checks that no session is live.
 	Destroy(ctx context.Context) error
-}
-
-// AsDestroyer finds the Destroyer of e, looking through wrappers (such as
-// Checked) that offer the engine they wrap as Unwrap.
-func AsDestroyer(e Engine) (Destroyer, bool) {
-	for {
-		if d, ok := e.(Destroyer); ok {
-			return d, true
-		}
-		u, ok := e.(interface{ Unwrap() Engine })
-		if !ok {
-			return nil, false
-		}
-		e = u.Unwrap()
-	}
 }

@@ -29,7 +29,7 @@ type Destroyed struct {
 // store (OpenObjects); report, when not nil, is called as objects go.
 func (v *Volume) Destroy(ctx context.Context, report func(Destroyed)) (Destroyed, error) {
 	var done Destroyed
-	destroyer, ok := meta.AsDestroyer(v.Engine)
+	destroyer, ok := meta.Capability[meta.Destroyer](v.Engine)
 	if !ok {
 		return done, fmt.Errorf("the %s engine cannot destroy a volume", v.Engine.Name())
 	}

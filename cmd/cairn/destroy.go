@@ -45,7 +45,7 @@ func runDestroy(args []string) error {
 	if uuid != f.UUID {
 		return fmt.Errorf("%q is not the uuid of volume %q at %s: nothing was destroyed (type the uuid 'cairn status' shows)", uuid, f.Name, vol.URL)
 	}
-	if _, ok := meta.AsDestroyer(vol.Engine); !ok {
+	if _, ok := meta.Capability[meta.Destroyer](vol.Engine); !ok {
 		return fmt.Errorf("the %s engine cannot destroy a volume", vol.Engine.Name())
 	}
 	sessions, err := vol.Engine.ListSessions(ctx)

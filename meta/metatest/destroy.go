@@ -13,7 +13,7 @@ import (
 // new volume that starts empty.
 func testDestroy(t *testing.T, open func(t *testing.T) meta.Engine) {
 	x := newEnv(t, open)
-	d, ok := meta.AsDestroyer(x.e)
+	d, ok := meta.Capability[meta.Destroyer](x.e)
 	if !ok {
 		t.Skipf("the %s engine cannot destroy a volume", x.e.Name())
 	}
