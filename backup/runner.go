@@ -45,8 +45,11 @@ type Runner struct {
 	done   chan struct{}
 }
 
-// Start starts writing backups every cfg.Interval; the first is due one
-// interval after the newest backup in the store, or after Start.
+// Start starts writing backups every cfg.Interval. It looks every
+// interval, or every minute when the interval is longer, and writes when
+// the newest backup in the store is older than nine tenths of the
+// interval: a volume without backups gets one at the first look, and a
+// client mounted for less than the interval still writes its share.
 func Start(cfg Config) *Runner {
 	r := newRunner(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -74,7 +77,7 @@ func (r *Runner) Stop() {
 
 func (r *Runner) loop(ctx context.Context) {
 	defer close(r.done)
-	t := time.NewTicker(r.cfg.Interval)
+	t := time.NewTicker(min(r.cfg.Interval, time.Minute))
 	defer t.Stop()
 	for {
 		select {

@@ -47,6 +47,10 @@ type Options struct {
 	// wrappers.
 	WrapEngine func(meta.Engine) (meta.Engine, error)
 	WrapStore  func(object.Store) (object.Store, error)
+	// BackupMeta, when positive, is how often a backup of the metadata is
+	// written into the volume's object store (see package backup); 0
+	// writes none. Callers check it against MinBackupInterval.
+	BackupMeta time.Duration
 	// Create, when not nil, formats a URL that holds no volume with these
 	// settings (the benchmarks' throw-away volumes) instead of failing;
 	// Volume.Formatted then says so.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"cairn/backup"
 	"cairn/chunk"
 	"cairn/meta"
 	"cairn/meta/engines"
@@ -27,6 +28,8 @@ type Volume struct {
 	Blocks  *chunk.Store
 	Client  *meta.Client
 	VFS     *vfs.VFS
+
+	backups *backup.Runner
 }
 
 // OpenEngine connects to the metadata engine at metaURL, as every opening
@@ -81,6 +84,7 @@ func Open(ctx context.Context, metaURL string, opts Options) (*Volume, error) {
 
 func (v *Volume) openFileSystem(ctx context.Context, opts Options) error {
 	var err error
+	dumper, canDump := meta.Capability[meta.Dumper](v.Engine)
 	if v.Objects, err = openObjects(ctx, v.Format, opts.Store, opts.IOTimeout); err != nil {
 		return err
 	}
@@ -102,14 +106,16 @@ func (v *Volume) openFileSystem(ctx context.Context, opts Options) error {
 	cfg := opts.VFS
 	cfg.MetaURL = v.URL
 	v.VFS = vfs.New(v.Client, v.Blocks, v.Format, cfg)
+	v.startBackups(dumper, canDump, opts)
 	return nil
 }
 
-// Close writes back what the VFS buffers, ends the session, waits for the
-// block store's uploads and closes the engine, in that order, and returns
-// every failure. Parts that were not opened are skipped.
+// Close stops the metadata backups, writes back what the VFS buffers,
+// ends the session, waits for the block store's uploads and closes the
+// engine, in that order, and returns every failure. Parts that were not opened are skipped.
 func (v *Volume) Close(ctx context.Context) error {
 	var errs []error
+	v.stopBackups()
 	if v.VFS != nil {
 		if err := v.VFS.Close(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("write back: %w", err))

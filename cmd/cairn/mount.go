@@ -49,6 +49,7 @@ type mountFlags struct {
 	logFile       string
 	debug         bool
 	metrics       metricsAddress
+	backupMeta    time.Duration
 	store         storeFlags
 	data          dataFlags
 }
@@ -73,6 +74,7 @@ func runMount(args []string) error {
 	fs.StringVar(&f.logFile, "log", "", "log file in the background (default CACHE-DIR/mount.log, or stderr in the foreground)")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
 	fs.Var(&f.metrics, "metrics", "serve Prometheus metrics at HOST:PORT/metrics (default "+metrics.DefaultAddress+", or the next free port; off to disable)")
+	fs.DurationVar(&f.backupMeta, "backup-meta", time.Hour, "how often one of the volume's clients writes a backup of its metadata into the object store under meta/ (0: never)")
 	f.store.register(fs)
 	f.data.register(fs)
 	pos, err := parseArgs(fs, args, 2)
@@ -82,6 +84,9 @@ func runMount(args []string) error {
 	metaURL, mountpoint := pos[0], pos[1]
 	if f.ioTimeout <= 0 {
 		return fmt.Errorf("--io-timeout must be positive, e.g. 1m")
+	}
+	if f.backupMeta < 0 || (f.backupMeta > 0 && f.backupMeta < volume.MinBackupInterval) {
+		return fmt.Errorf("--backup-meta must be 0 (no backups) or at least %v, e.g. 1h", volume.MinBackupInterval)
 	}
 	if mountpoint, err = checkMountpoint(mountpoint); err != nil {
 		return err
@@ -221,10 +226,11 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	}
 	defer mm.close()
 	volOpts := volume.Options{
-		Store:     f.store.options(),
-		CacheDir:  f.cacheDir,
-		IOTimeout: f.ioTimeout,
-		Blocks:    f.data.blocks(int64(f.bufferSize), int64(f.cacheSize)),
+		Store:      f.store.options(),
+		CacheDir:   f.cacheDir,
+		IOTimeout:  f.ioTimeout,
+		BackupMeta: f.backupMeta,
+		Blocks:     f.data.blocks(int64(f.bufferSize), int64(f.cacheSize)),
 		Client: meta.ClientConfig{
 			AttrTimeout:     f.attrCache,
 			EntryTimeout:    f.entryCache,

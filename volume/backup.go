@@ -1,0 +1,50 @@
+package volume
+
+import (
+	"log/slog"
+	"os"
+	"time"
+
+	"cairn/backup"
+	"cairn/meta"
+)
+
+// MinBackupInterval is the shortest Options.BackupMeta accepted: a dump
+// every second is already more than any volume needs.
+const MinBackupInterval = time.Second
+
+// startBackups starts writing metadata backups into the volume's object
+// store every opts.BackupMeta (see package backup); dumper is the engine
+// before any wrapper that waits for a server, so that a backup that
+// cannot reach the database fails and is tried again at the next
+// interval instead of waiting. An engine that cannot dump is logged and
+// left without backups.
+func (v *Volume) startBackups(dumper meta.Dumper, ok bool, opts Options) {
+	if opts.BackupMeta <= 0 {
+		return
+	}
+	if !ok {
+		slog.Warn("no metadata backups: the engine cannot dump", "engine", v.Engine.Name())
+		return
+	}
+	// The dump waits on disk, not in memory (a tmpfs /tmp is memory).
+	tempDir := ""
+	if st, err := os.Stat(opts.CacheDir); err == nil && st.IsDir() {
+		tempDir = opts.CacheDir
+	}
+	v.backups = backup.Start(backup.Config{
+		TempDir:  tempDir,
+		Interval: opts.BackupMeta,
+		Dumper:   dumper,
+		Sessions: v.Engine.ListSessions,
+		Session:  v.Client.Session,
+		Store:    v.Objects,
+	})
+}
+
+func (v *Volume) stopBackups() {
+	if v.backups != nil {
+		v.backups.Stop()
+		v.backups = nil
+	}
+}
