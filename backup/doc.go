@@ -15,12 +15,14 @@
 //
 // One client per volume writes backups at a time, whatever the engine:
 // among the sessions ListSessions returns whose heartbeat is fresh (at
-// most Config.Fresh old), the one with the lowest id. Every client with
-// backups on checks at each interval (at least once a minute); when the writer goes away, the next
-// lowest live session takes over once the writer's heartbeat is stale.
-// Before writing, a client also looks at the newest backup in the store
-// and skips the turn when it is younger than nine tenths of the interval,
-// so that a change of writer, or a remount, does not add an extra backup.
+// most Config.Fresh, a minute, old), the one with the lowest id. Every
+// client with backups on looks as it is mounted and then at each interval
+// (at least once a minute); when the writer goes away, the next lowest
+// live session takes over once the writer's heartbeat is stale. Before
+// writing, a client also looks at the newest backup in the store and
+// skips the turn when it is younger than nine tenths of the interval, so
+// that a change of writer, or a remount, does not add an extra backup.
+// Clients mounted with different intervals follow the writer's.
 //
 // # How it stays out of the way
 //

@@ -45,11 +45,11 @@ type Runner struct {
 	done   chan struct{}
 }
 
-// Start starts writing backups every cfg.Interval. It looks every
-// interval, or every minute when the interval is longer, and writes when
-// the newest backup in the store is older than nine tenths of the
-// interval: a volume without backups gets one at the first look, and a
-// client mounted for less than the interval still writes its share.
+// Start starts writing backups every cfg.Interval. It looks at once and
+// then every interval, or every minute when the interval is longer, and
+// writes when the newest backup in the store is older than nine tenths of
+// the interval: a volume without backups gets one as it is mounted, and
+// clients mounted for less than the interval still write their share.
 func Start(cfg Config) *Runner {
 	r := newRunner(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -79,11 +79,13 @@ func (r *Runner) loop(ctx context.Context) {
 	defer close(r.done)
 	t := time.NewTicker(min(r.cfg.Interval, time.Minute))
 	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	for first := true; ; first = false {
+		if !first {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
 		}
 		key, err := r.Turn(ctx)
 		switch {

@@ -10,11 +10,15 @@ import (
 	"time"
 )
 
-// blockFiles counts the objects in a volume's bucket directory.
+// blockFiles counts the block objects in a volume's bucket directory (not
+// its metadata backups under meta/).
 func blockFiles(t testing.TB, bucket string) int {
 	t.Helper()
 	n := 0
 	filepath.WalkDir(bucket, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p == filepath.Join(bucket, "meta") {
+			return filepath.SkipDir // metadata backups, not blocks
+		}
 		if err == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), ".") {
 			n++
 		}
