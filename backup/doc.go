@@ -30,8 +30,8 @@
 // niced to the lowest priority, reads the engine's snapshot (see
 // meta.Dumper) and streams the compressed records to a temporary file,
 // so memory stays bounded whatever the volume's size; there is no size
-// cutoff. The finished file is then uploaded: object.Store takes an
-// object whole, so the upload holds the compressed dump in memory.
+// cutoff. The finished file is then uploaded with object.PutFrom, which
+// streams it to the local-directory store and to S3 (in 16 MiB parts).
 //
 // # Which are kept
 //

@@ -175,7 +175,7 @@ func (r *Runner) prune(ctx context.Context, now time.Time, backups []stored) err
 }
 
 // write dumps the volume to a temporary file on a low-priority thread,
-// then uploads it under key.
+// then uploads it under key, streamed where the store allows.
 func (r *Runner) write(ctx context.Context, key string) error {
 	tmp, err := os.CreateTemp(r.cfg.TempDir, "cairn-backup-*")
 	if err != nil {
@@ -197,11 +197,7 @@ func (r *Runner) write(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("read back the backup: %w", err)
 	}
-	data := make([]byte, size)
-	if _, err := tmp.ReadAt(data, 0); err != nil {
-		return fmt.Errorf("read back the backup: %w", err)
-	}
-	if err := r.cfg.Store.Put(ctx, key, data); err != nil {
+	if err := object.PutFrom(ctx, r.cfg.Store, key, tmp, size); err != nil {
 		return fmt.Errorf("upload the backup %s: %w", key, err)
 	}
 	return nil
