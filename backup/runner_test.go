@@ -33,7 +33,7 @@ func TestTurn(t *testing.T) {
 	if err := eng.Init(ctx, format, false); err != nil {
 		t.Fatal(err)
 	}
-	dumper, ok := meta.AsDumper(eng)
+	dumper, ok := meta.Capability[meta.Dumper](eng)
 	if !ok {
 		t.Fatal("the SQLite engine is no Dumper")
 	}
