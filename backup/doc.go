@@ -22,7 +22,11 @@
 // writing, a client also looks at the newest backup in the store and
 // skips the turn when it is younger than nine tenths of the interval, so
 // that a change of writer, or a remount, does not add an extra backup.
-// Clients mounted with different intervals follow the writer's.
+// Clients mounted with different intervals follow the writer's. The
+// writer may be a client with backups off (--backup-meta 0), or one that
+// cannot write to the store: so when three of its intervals (three
+// minutes at least) pass without a backup, any client with backups on
+// writes one.
 //
 // # How it stays out of the way
 //

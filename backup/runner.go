@@ -40,9 +40,10 @@ type Config struct {
 
 // Runner writes backups in the background until Stop.
 type Runner struct {
-	cfg    Config
-	cancel context.CancelFunc
-	done   chan struct{}
+	cfg     Config
+	started time.Time
+	cancel  context.CancelFunc
+	done    chan struct{}
 }
 
 // Start starts writing backups every cfg.Interval. It looks at once and
@@ -65,7 +66,7 @@ func newRunner(cfg Config) *Runner {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Runner{cfg: cfg, done: make(chan struct{})}
+	return &Runner{cfg: cfg, done: make(chan struct{}), started: cfg.Now()}
 }
 
 // Stop ends the background work, abandoning a backup being written (its
@@ -99,9 +100,10 @@ func (r *Runner) loop(ctx context.Context) {
 	}
 }
 
-// Turn writes a backup if this client is the writer and none is recent,
-// then prunes old ones. It returns the key written ("" when it was not
-// this client's turn).
+// Turn writes a backup if none is recent and this client is the writer,
+// or if none was written for three intervals, three minutes at least
+// (since the newest backup or Start), whoever the writer is; then it prunes old ones. It returns the
+// key written ("" when it was not this client's turn).
 func (r *Runner) Turn(ctx context.Context) (string, error) {
 	own := r.cfg.Session()
 	if own == 0 {
@@ -112,21 +114,33 @@ func (r *Runner) Turn(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("list the sessions: %w", err)
 	}
 	now := r.cfg.Now()
-	if !IsWriter(sessions, own, now, r.cfg.Fresh) {
-		return "", nil
-	}
+	writer := IsWriter(sessions, own, now, r.cfg.Fresh)
 	backups, err := r.list(ctx)
 	if err != nil {
 		return "", err
 	}
-	if len(backups) > 0 && now.Sub(backups[len(backups)-1].taken) < r.cfg.Interval*9/10 {
+	// The newest backup's age counts from its upload (the store's time),
+	// not from its name, which is rounded down to the second.
+	last, recent := r.started, false
+	if len(backups) > 0 {
+		newest := backups[len(backups)-1].written
+		last = maxTime(last, newest)
+		recent = now.Sub(newest) < r.cfg.Interval*9/10
+	}
+	if recent {
+		return "", nil
+	}
+	// The writer may be a client with backups off, or one whose backups
+	// fail: after three intervals (three minutes at least) without a
+	// backup, any client writes.
+	if !writer && now.Sub(last) <= 3*max(r.cfg.Interval, time.Minute) {
 		return "", nil
 	}
 	key := KeyFor(now)
 	if err := r.write(ctx, key); err != nil {
 		return "", err
 	}
-	backups = append(backups, stored{key: key, taken: now})
+	backups = append(backups, stored{key: key, taken: now, written: now})
 	return key, r.prune(ctx, now, backups)
 }
 
@@ -134,6 +148,15 @@ func (r *Runner) Turn(ctx context.Context) (string, error) {
 type stored struct {
 	key   string
 	taken time.Time
+	// written is when the store says the object was written, or taken.
+	written time.Time
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // list finds the backups in the store, oldest first.
@@ -147,7 +170,13 @@ func (r *Runner) list(ctx context.Context) ([]stored, error) {
 		}
 		for _, info := range infos {
 			if t, ok := ParseKey(info.Key); ok {
-				out = append(out, stored{key: info.Key, taken: t})
+				// The store's time is only believed within an hour
+				// after the name's: clocks differ.
+				written := t
+				if info.ModTime.After(t) && info.ModTime.Before(t.Add(time.Hour)) {
+					written = info.ModTime
+				}
+				out = append(out, stored{key: info.Key, taken: t, written: written})
 			}
 		}
 		if len(infos) < 1000 {

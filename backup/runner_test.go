@@ -127,3 +127,60 @@ func TestTurn(t *testing.T) {
 		t.Errorf("the backup of an empty volume holds %d inodes, want 1 (the root)", inodes)
 	}
 }
+
+// TestTurnOverdue: when the writer (the lowest live session) writes no
+// backups — mounted with backups off — another client writes one once two
+// of its intervals have passed without.
+func TestTurnOverdue(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	eng, err := engines.Open("sqlite3://" + filepath.Join(dir, "meta.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	format := meta.Format{Name: "vol", UUID: "uuid-2", Storage: "file", Bucket: filepath.Join(dir, "blocks"),
+		BlockSize: 64 << 10, Compression: "lz4", Version: meta.FormatVersion}
+	if err := eng.Init(ctx, format, false); err != nil {
+		t.Fatal(err)
+	}
+	dumper, _ := meta.Capability[meta.Dumper](eng)
+	store, err := object.NewFile(format.Bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eng.NewSession(ctx, meta.SessionInfo{Hostname: "backups off"}); err != nil {
+		t.Fatal(err)
+	}
+	sid, err := eng.NewSession(ctx, meta.SessionInfo{Hostname: "backups on"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	r := newRunner(Config{Interval: time.Hour, Dumper: dumper, Sessions: eng.ListSessions, Store: store,
+		Session: func() uint64 { return sid }, TempDir: dir, Now: func() time.Time { return now },
+		Fresh: 1000 * time.Hour}) // the first session stays live all along
+	for _, step := range []struct {
+		after time.Duration
+		want  bool
+	}{
+		{0, false},
+		{time.Hour, false},
+		{time.Hour, false},
+		{59 * time.Minute, false},
+		{2 * time.Minute, true},
+		{time.Hour, false},
+		{time.Hour, false},
+		{59 * time.Minute, false},
+		{2 * time.Minute, true},
+	} {
+		now = now.Add(step.after)
+		key, err := r.Turn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (key != "") != step.want {
+			t.Fatalf("%v after start: Turn wrote %q, want a backup: %v", now.Sub(r.started), key, step.want)
+		}
+	}
+}

@@ -28,11 +28,12 @@ func backupKeys(t testing.TB, bucket string) []string {
 	return keys
 }
 
-// TestBackupMeta mounts a volume twice with --backup-meta 2s and 1s: backups of
-// its metadata appear in its bucket, written by the first client only;
-// the newest loads into a fresh database, which mounts (on the same
-// blocks) with the tree the volume had. A volume mounted with
-// --backup-meta 0 gets none, and bad intervals are one line.
+// TestBackupMeta mounts a volume twice, with --backup-meta 2s and 1s:
+// backups of its metadata appear in its bucket, written by the first
+// client only; one begun after the tree was made loads into a fresh
+// database, which mounts (on the same blocks) with the tree the volume
+// had. A volume mounted with --backup-meta 0 gets none, and bad
+// intervals are one line.
 func TestBackupMeta(t *testing.T) {
 	if os.Getenv("CAIRN_TEST_ENGINE") != "" {
 		t.Skip("backups work alike on every engine: the default pass runs this once")
@@ -51,7 +52,7 @@ func TestBackupMeta(t *testing.T) {
 	second := filepath.Join(tempDir(t), "mnt2")
 	must(t, os.Mkdir(second, 0o755), "mkdir")
 	// A shorter interval: were it not for the one-writer rule, the second
-	// client would find the newest backup old enough at most of its turns.
+	// client would find the newest backup old enough at half its turns.
 	other := v.mountAt(t, second, "--backup-meta", "1s")
 
 	// Two backups begun after the tree was complete and the second client
