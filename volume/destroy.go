@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"cairn/backup"
 	"cairn/chunk"
 	"cairn/meta"
 	"cairn/object"
@@ -21,8 +22,9 @@ type Destroyed struct {
 	Bytes   int64
 }
 
-// Destroy removes the volume: every object of its block store (the keys
-// under chunk.KeyPrefix; other objects in the bucket stay), then all its
+// Destroy removes the volume: every object of its block store and its
+// metadata backups (the keys under chunk.KeyPrefix and backup.Prefix;
+// other objects in the bucket stay), then all its
 // metadata (meta.Destroyer). Objects go first so that a run cut short
 // leaves a volume that can still be found, and destroyed again. The
 // caller makes sure no client uses the volume and has opened its object
@@ -78,25 +80,29 @@ func (v *Volume) Destroy(ctx context.Context, report func(Destroyed)) (Destroyed
 	return done, nil
 }
 
-// listObjects sends every object of the block store to keys, a page at a
-// time, until the listing ends or ctx is cancelled.
+// listObjects sends every object of the block store and every metadata
+// backup to keys, a page at a time, until the listings end or ctx is
+// cancelled.
 func (v *Volume) listObjects(ctx context.Context, keys chan<- object.Info) error {
-	after := ""
-	for {
-		page, err := v.Objects.List(ctx, chunk.KeyPrefix, after, 1000)
-		if err != nil {
-			return err
-		}
-		if len(page) == 0 {
-			return nil
-		}
-		for _, info := range page {
-			select {
-			case keys <- info:
-			case <-ctx.Done():
-				return ctx.Err()
+	for _, prefix := range []string{chunk.KeyPrefix, backup.Prefix} {
+		after := ""
+		for {
+			page, err := v.Objects.List(ctx, prefix, after, 1000)
+			if err != nil {
+				return err
 			}
+			if len(page) == 0 {
+				break
+			}
+			for _, info := range page {
+				select {
+				case keys <- info:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			after = page[len(page)-1].Key
 		}
-		after = page[len(page)-1].Key
 	}
+	return nil
 }
