@@ -46,10 +46,12 @@ func WithRetry(s Store, retries int, timeout time.Duration) Store {
 	return &retrying{Store: s, retries: retries, timeout: timeout}
 }
 
-// WithRetryFor wraps s like WithRetry, but a failing call is tried again
-// until budget has passed since its first attempt (however many attempts
-// that is), and no attempt runs past that: a store that went away is
-// waited for that long, then the call fails.
+// WithRetryFor wraps s like WithRetry, but a call that fails because the
+// store cannot be reached (see unreachable) is tried again until budget
+// has passed since its first attempt (however many attempts that is), and
+// no attempt runs past that: a store that went away is waited for that
+// long, then the call fails. Any other failure — the store answered with
+// an error — is tried again DefaultRetries times, as with WithRetry.
 func WithRetryFor(s Store, budget, timeout time.Duration) Store {
 	r := WithRetry(s, 0, timeout).(*retrying)
 	r.budget = budget
@@ -79,7 +81,7 @@ func (r *retrying) do(ctx context.Context, what string, f func(ctx context.Conte
 			return err
 		}
 		pause := backoff/2 + rand.N(backoff/2+1)
-		if !deadline.IsZero() {
+		if !deadline.IsZero() && unreachable(err) {
 			if pause = min(pause, time.Until(deadline)); pause <= 0 {
 				break
 			}

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"cairn/object"
 )
@@ -62,5 +66,33 @@ func TestRetryStopsWhenCallerCancels(t *testing.T) {
 	f := &flaky{Store: object.NewMem("m"), failures: 10, err: errors.New("down")}
 	if err := object.WithRetry(f, 5, 0).Put(ctx, "k", nil); err == nil || f.calls != 1 {
 		t.Errorf("cancelled caller: err %v after %d calls, want an error after 1", err, f.calls)
+	}
+}
+
+// TestRetryForWaitsOnlyForAnUnreachableStore: under a time budget, a store
+// that cannot be reached is tried again until the budget is spent, while
+// a store that answers with an error (MinIO refusing a corrupt object,
+// say) gets the counted retries only, and is not waited on for the whole
+// budget.
+func TestRetryForWaitsOnlyForAnUnreachableStore(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+	for _, c := range []struct {
+		name        string
+		err         error
+		wantAtLeast int
+		wantAtMost  int
+	}{
+		{"connection refused", refused, object.DefaultRetries + 2, 1 << 20},
+		{"unavailable", fmt.Errorf("get k: slow down: %w", object.ErrUnavailable), object.DefaultRetries + 2, 1 << 20},
+		{"server error", errors.New("get k: the object is corrupt (HTTP 500)"), object.DefaultRetries + 1, object.DefaultRetries + 1},
+	} {
+		f := &flaky{Store: object.NewMem("m"), failures: 1 << 20, err: c.err}
+		err := object.WithRetryFor(f, 4*time.Second, 0).Put(context.Background(), "k", []byte("v"))
+		if !errors.Is(err, c.err) {
+			t.Errorf("%s: err %v does not wrap the store's error", c.name, err)
+		}
+		if f.calls < c.wantAtLeast || f.calls > c.wantAtMost {
+			t.Errorf("%s: %d calls, want %d to %d", c.name, f.calls, c.wantAtLeast, c.wantAtMost)
+		}
 	}
 }

@@ -123,6 +123,9 @@ func (s *S3) s3Error(op, key string, err error) error {
 		// The request itself is wrong; sending it again cannot help.
 		return permanent("%s %s on %s: %s (%s, HTTP %d)", op, key, s, resp.Message, resp.Code, resp.StatusCode)
 	}
+	if resp.StatusCode == http.StatusServiceUnavailable {
+		return fmt.Errorf("%s %s on %s: %s (%s): %w", op, key, s, resp.Message, resp.Code, ErrUnavailable)
+	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err // the URL is in s already, the cause is what matters

@@ -139,6 +139,10 @@ func TestCorruptBlockInMinIO(t *testing.T) {
 	needMount(t)
 	t.Run("on-disk", func(t *testing.T) {
 		v := s3Volume(t, "corrupt", "--block-size", "1M")
+		// MinIO answers a get of a block it finds rotten slowly (its
+		// client's own retries), so each read waits out the mount's
+		// --io-timeout before its EIO; keep that short here.
+		v.mountArgs = append(v.mountArgs, "--io-timeout", "5s")
 		chunks := filepath.Join(v.minio.Dir, "corrupt", "chunks")
 		// MinIO refuses to serve it: cairn sees a failed get, not a bad
 		// block, so there is no "corrupt block" line to expect.
