@@ -75,7 +75,7 @@ func Mount(v *vfs.VFS, mountpoint string, o Options) (*gofuse.Server, error) {
 		opts.ExtraCapabilities |= gofuse.CAP_WRITEBACK_CACHE
 	}
 	opts.Options = append(opts.Options, o.Extra...)
-	srv, err := gofuse.NewServer(NewFS(v), mountpoint, opts)
+	srv, err := gofuse.NewServer(newLoggedFS(NewFS(v)), mountpoint, opts)
 	if err != nil {
 		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
 	}
