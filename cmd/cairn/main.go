@@ -33,6 +33,7 @@ func commands() map[string]command {
 		"umount":   umountCommand(),
 		"status":   statusCommand(),
 		"stats":    statsCommand(),
+		"profile":  profileCommand(),
 		"version":  versionCommand(),
 		"bench":    benchCommand(),
 		"mdtest":   mdtestCommand(),

@@ -1,53 +1,161 @@
 package main
 
 import (
+	"bufio"
 	"errors"
-	"log/slog"
-	"net"
-	"net/http"
-	"net/http/pprof"
+	"flag"
+	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"cairn/accesslog"
+	"cairn/fuse"
 )
 
-// profileEnv, when set to a loopback address such as 127.0.0.1:6060, makes
-// any cairn command serve Go's profiles (/debug/pprof/) there while it
-// runs: for finding where a slow data path spends its time.
-const profileEnv = "CAIRN_PPROF"
-
-func init() {
-	addr := os.Getenv(profileEnv)
-	if addr == "" {
-		return
+func profileCommand() command {
+	return command{
+		usage:   "profile MOUNTPOINT|LOGFILE [--interval 2s] [--duration D] [--top N]",
+		summary: "sum up a mount's access log by operation and by inode: live from a mount, or from a saved log",
+		run:     runProfile,
 	}
-	host, _, err := net.SplitHostPort(addr)
-	if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
-		slog.Warn("ignoring "+profileEnv+": not a loopback host:port", "addr", addr)
-		return
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		slog.Warn("profile server", "addr", addr, "err", err)
-		return
-	}
-	profileListener = ln
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	go func() {
-		if err := http.Serve(ln, mux); err != nil && !errors.Is(err, net.ErrClosed) {
-			slog.Warn("profile server", "addr", addr, "err", err)
-		}
-	}()
 }
 
-// profileListener is the profile server's socket; nil when none.
-var profileListener net.Listener
+func runProfile(args []string) error {
+	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+	interval := fs.Duration("interval", 2*time.Second, "time between updates of a live profile")
+	duration := fs.Duration("duration", 0, "stop a live profile after this long (0: until Ctrl-C)")
+	top := fs.Int("top", 10, "how many inodes and names to list")
+	pos, err := parseArgs(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	if *top < 1 {
+		return fmt.Errorf("--top %d: want at least 1", *top)
+	}
+	path := pos[0]
+	st, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s does not exist (give the mount point of a cairn mount, or an access log saved from one)", path)
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		live := false
+		fs.Visit(func(f *flag.Flag) { live = live || f.Name == "interval" || f.Name == "duration" })
+		if live {
+			return fmt.Errorf("--interval and --duration are for a live profile of a mount; %s is a saved log", path)
+		}
+		return profileFile(path, *top, os.Stdout)
+	}
+	if *interval < 100*time.Millisecond {
+		return fmt.Errorf("--interval %s is too short (at least 100ms)", *interval)
+	}
+	if *duration < 0 {
+		return fmt.Errorf("--duration %s is negative", *duration)
+	}
+	return profileMount(path, *interval, *duration, *top)
+}
 
-// stopProfiling frees the profile server's address for a process this one
-// starts: the background mount, which is the process worth profiling.
-func stopProfiling() {
-	if profileListener != nil {
-		profileListener.Close()
+// profileFile sums up a saved access log once.
+func profileFile(path string, top int, w io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open the access log: %w", err)
+	}
+	defer f.Close()
+	var s accesslog.Summary
+	if err := addLines(&s, nil, f); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if s.Requests == 0 {
+		return fmt.Errorf("%s holds no access log line (save one with 'cat MOUNTPOINT/%s > FILE')", path, fuse.AccessLogName)
+	}
+	renderProfile(w, path, s.Last.Sub(s.First), &s, top)
+	return nil
+}
+
+// addLines counts every line of r into s, holding mu (when not nil)
+// for each.
+func addLines(s *accesslog.Summary, mu *sync.Mutex, r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if mu != nil {
+			mu.Lock()
+		}
+		s.AddLine(sc.Text())
+		if mu != nil {
+			mu.Unlock()
+		}
+	}
+	return sc.Err()
+}
+
+// profileMount reads the access log of the mount at dir and shows the
+// sums every interval, until duration has passed (0: until a signal).
+func profileMount(dir string, interval, duration time.Duration, top int) error {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(filepath.Join(dir, fuse.AccessLogName))
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s is not the root of a cairn mount (it has no %s file)", dir, fuse.AccessLogName)
+	}
+	if errors.Is(err, os.ErrPermission) {
+		return fmt.Errorf("the access log of %s is readable by root and the user who mounted it only", dir)
+	}
+	if err != nil {
+		return fmt.Errorf("open the access log: %w", err)
+	}
+	// The reading goroutine may stay blocked on the file until the
+	// process exits; the kernel then cancels its read.
+	var mu sync.Mutex
+	var s accesslog.Summary
+	readErr := make(chan error, 1)
+	go func() { readErr <- addLines(&s, &mu, f) }()
+
+	start := time.Now()
+	terminal := isTerminal(os.Stdout)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var stop <-chan time.Time
+	if duration > 0 {
+		stop = time.After(duration)
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	show := func() {
+		if terminal {
+			fmt.Print("\x1b[H\x1b[2J") // home, clear: redraw in place
+		}
+		mu.Lock()
+		renderProfile(os.Stdout, dir, time.Since(start), &s, top)
+		mu.Unlock()
+	}
+	for {
+		select {
+		case <-tick.C:
+			show()
+			if !terminal {
+				fmt.Println()
+			}
+			continue
+		case <-sigs:
+		case <-stop:
+		case err := <-readErr:
+			if err != nil {
+				return fmt.Errorf("read the access log of %s: %w", dir, err)
+			}
+		}
+		show()
+		return nil
 	}
 }

@@ -1,0 +1,55 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestProfileLive runs 'cairn profile' on a mount while files are created
+// through it, for a fixed --duration: its last summary counts the
+// creates and writes and names the files.
+func TestProfileLive(t *testing.T) {
+	v := newVolume(t)
+	cmd := exec.Command(cairnBin, "profile", v.dir, "--duration", "3s", "--interval", "1s", "--top", "50")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	for i := 0; ; i++ {
+		select {
+		case err = <-done:
+		default:
+			if werr := os.WriteFile(v.path(fmt.Sprintf("profiled-%d", i%20)), []byte("data"), 0o644); werr != nil {
+				t.Fatalf("write through the mount: %v", werr)
+			}
+			continue
+		}
+		break
+	}
+	if err != nil {
+		t.Fatalf("cairn profile: %v\n%s", err, out.String())
+	}
+	summaries := strings.Split(out.String(), "cairn profile ")
+	last := summaries[len(summaries)-1]
+	for _, want := range []string{
+		`(?m)^create\s+[1-9][0-9]*\s+0\s`,
+		`(?m)^write\s+[1-9][0-9]*\s+0\s`,
+		`(?m)^flush\s+[1-9]`,
+		`(?m)^1/profiled-[0-9]+\s+[1-9]`,
+	} {
+		if !regexp.MustCompile(want).MatchString(last) {
+			t.Errorf("the last summary of cairn profile lacks %s:\n%s", want, last)
+		}
+	}
+	if len(summaries) < 3 {
+		t.Errorf("cairn profile --interval 1s --duration 3s printed %d summaries, want one a second and a last one:\n%s", len(summaries)-1, out.String())
+	}
+}
