@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -44,6 +45,9 @@ func commands() map[string]command {
 }
 
 func main() {
+	if filepath.Base(os.Args[0]) == helperName {
+		os.Exit(runMountHelper(os.Args[1:], os.Stderr))
+	}
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 

@@ -52,11 +52,43 @@ type mountFlags struct {
 	backupMeta    time.Duration
 	store         storeFlags
 	data          dataFlags
+	updateFstab   bool
+	fstab         string
 }
 
 func runMount(args []string) error {
-	fs := flag.NewFlagSet("mount", flag.ContinueOnError)
 	var f mountFlags
+	fs := newMountFlagSet(&f)
+	pos, err := parseArgs(fs, args, 2)
+	if err != nil {
+		return err
+	}
+	metaURL, mountpoint := pos[0], pos[1]
+	if f.ioTimeout <= 0 {
+		return fmt.Errorf("--io-timeout must be positive, e.g. 1m")
+	}
+	if f.backupMeta < 0 || (f.backupMeta > 0 && f.backupMeta < volume.MinBackupInterval) {
+		return fmt.Errorf("--backup-meta must be 0 (no backups) or at least %v, e.g. 1h", volume.MinBackupInterval)
+	}
+	if mountpoint, err = checkMountpoint(mountpoint); err != nil {
+		return err
+	}
+	if err := maybeUpdateFstab(fs, f, metaURL, mountpoint); err != nil {
+		return err
+	}
+	if mounted, err := isMounted(mountpoint); err == nil && mounted {
+		return fmt.Errorf("%s is already a mount point (run 'cairn umount %s' first)", mountpoint, mountpoint)
+	}
+	if f.background && os.Getenv(readyEnv) == "" {
+		return daemonize(args, f)
+	}
+	return serveMount(metaURL, mountpoint, f)
+}
+
+// newMountFlagSet defines the flags of 'cairn mount' into f; mount.cairn
+// reads the same set to turn -o options into flags.
+func newMountFlagSet(f *mountFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("mount", flag.ContinueOnError)
 	f.cacheSize = 1 << 30
 	f.bufferSize = 300 << 20
 	f.metrics.addr = metrics.DefaultAddress
@@ -77,27 +109,9 @@ func runMount(args []string) error {
 	fs.DurationVar(&f.backupMeta, "backup-meta", time.Hour, "how often one of the volume's clients writes a backup of its metadata into the object store under meta/ (0: never)")
 	f.store.register(fs)
 	f.data.register(fs)
-	pos, err := parseArgs(fs, args, 2)
-	if err != nil {
-		return err
-	}
-	metaURL, mountpoint := pos[0], pos[1]
-	if f.ioTimeout <= 0 {
-		return fmt.Errorf("--io-timeout must be positive, e.g. 1m")
-	}
-	if f.backupMeta < 0 || (f.backupMeta > 0 && f.backupMeta < volume.MinBackupInterval) {
-		return fmt.Errorf("--backup-meta must be 0 (no backups) or at least %v, e.g. 1h", volume.MinBackupInterval)
-	}
-	if mountpoint, err = checkMountpoint(mountpoint); err != nil {
-		return err
-	}
-	if mounted, err := isMounted(mountpoint); err == nil && mounted {
-		return fmt.Errorf("%s is already a mount point (run 'cairn umount %s' first)", mountpoint, mountpoint)
-	}
-	if f.background && os.Getenv(readyEnv) == "" {
-		return daemonize(args, f)
-	}
-	return serveMount(metaURL, mountpoint, f)
+	fs.BoolVar(&f.updateFstab, "update-fstab", false, "add this mount (META-URL, MOUNTPOINT and the flags given) to /etc/fstab, or replace the line of MOUNTPOINT there, then mount")
+	fs.StringVar(&f.fstab, "fstab", defaultFstab, "the file --update-fstab edits")
+	return fs
 }
 
 func defaultCacheDir() string {
@@ -159,6 +173,7 @@ func daemonize(args []string, f mountFlags) error {
 		return err
 	}
 	cmd := exec.Command(self, append([]string{"mount"}, args...)...)
+	cmd.Args[0] = "cairn" // not mount.cairn: the child is a plain mount
 	cmd.Env = append(os.Environ(), readyEnv+"=3")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, logf, logf
 	cmd.ExtraFiles = []*os.File{w}
@@ -271,6 +286,9 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	}
 	slog.Info("mounted", "volume", vol.Format.Name, "mountpoint", mountpoint, "session", vol.Client.Session(), "metrics", metricsAddr)
 	ready.done(nil)
+	if err := notifySystemd("READY=1"); err != nil {
+		slog.Warn("readiness not reported", "err", err)
+	}
 
 	served := make(chan struct{})
 	go func() { srv.Wait(); close(served) }()
@@ -281,6 +299,7 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	case s := <-sigs:
 		slog.Info("unmounting", "signal", s.String(), "mountpoint", mountpoint)
 	}
+	_ = notifySystemd("STOPPING=1")
 	if err := v.FlushAll(ctx); err != nil {
 		slog.Error("write back before unmount", "err", err)
 	}
