@@ -25,11 +25,23 @@ func profileCommand() command {
 	}
 }
 
-func runProfile(args []string) error {
+type profileFlags struct {
+	interval, duration time.Duration
+	top                int
+}
+
+func newProfileFlagSet(f *profileFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
-	interval := fs.Duration("interval", 2*time.Second, "time between updates of a live profile")
-	duration := fs.Duration("duration", 0, "stop a live profile after this long (0: until Ctrl-C)")
-	top := fs.Int("top", 10, "how many inodes and names to list")
+	fs.DurationVar(&f.interval, "interval", 2*time.Second, "time between updates of a live profile")
+	fs.DurationVar(&f.duration, "duration", 0, "stop a live profile after this long (0: until Ctrl-C)")
+	fs.IntVar(&f.top, "top", 10, "how many inodes and names to list")
+	return fs
+}
+
+func runProfile(args []string) error {
+	var f profileFlags
+	fs := newProfileFlagSet(&f)
+	interval, duration, top := &f.interval, &f.duration, &f.top
 	pos, err := parseArgs(fs, args, 1)
 	if err != nil {
 		return err
