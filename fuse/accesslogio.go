@@ -285,3 +285,13 @@ func (l *loggedFS) SetLkw(cancel <-chan struct{}, in *gofuse.LkIn) gofuse.Status
 	l.record(&in.InHeader, "setlkw", start, st, lockArg(in), "")
 	return st
 }
+
+func (l *loggedFS) FsyncDir(cancel <-chan struct{}, in *gofuse.FsyncIn) gofuse.Status {
+	if !l.log.Active() {
+		return l.FS.FsyncDir(cancel, in)
+	}
+	start := time.Now()
+	st := l.FS.FsyncDir(cancel, in)
+	l.record(&in.InHeader, "fsyncdir", start, st, handleArg(in.NodeId, in.Fh), "")
+	return st
+}
