@@ -11,9 +11,13 @@ import (
 
 // TestProfileLive runs 'cairn profile' on a mount while files are created
 // through it, for a fixed --duration: its last summary counts the
-// creates and writes and names the files.
+// creates and writes and names the files. Another user may not read the
+// log.
 func TestProfileLive(t *testing.T) {
 	v := newVolume(t)
+	if got := asNobody(t, "read", v.path(".accesslog")); got != "EACCES" {
+		t.Errorf("another user opening .accesslog: %s, want EACCES (root and the mounting user only)", got)
+	}
 	cmd := exec.Command(cairnBin, "profile", v.dir, "--duration", "3s", "--interval", "1s", "--top", "50")
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
