@@ -29,17 +29,16 @@ func renderProfile(w io.Writer, source string, span time.Duration, s *accesslog.
 func renderTotals(w io.Writer, what string, totals []accesslog.Total) {
 	fmt.Fprintf(w, "%-32s %10s %8s %12s %12s\n", what, "count", "errors", "total ms", "average µs")
 	for _, t := range totals {
-		key := t.Key
-		if len(key) > 32 {
-			key = "…" + key[len(key)-31:]
-		}
-		key = strings.Map(func(r rune) rune {
+		key := []rune(strings.Map(func(r rune) rune {
 			if r < ' ' {
-				return '?'
+				return '?' // a name may hold a newline
 			}
 			return r
-		}, key)
-		fmt.Fprintf(w, "%-32s %10d %8d %12.3f %12.1f\n", key, t.Count, t.Errors,
+		}, t.Key))
+		if len(key) > 32 {
+			key = append([]rune("…"), key[len(key)-31:]...)
+		}
+		fmt.Fprintf(w, "%-32s %10d %8d %12.3f %12.1f\n", string(key), t.Count, t.Errors,
 			float64(t.Time)/float64(time.Millisecond), float64(t.Average())/float64(time.Microsecond))
 	}
 }
