@@ -63,6 +63,7 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 		readdirTests(),
 		dataTests(),
 		usageTests(),
+		repairTests(),
 		xattrTests(),
 		lockTests(),
 		modelTests(),
