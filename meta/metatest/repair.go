@@ -7,6 +7,7 @@ import (
 func repairTests() []test {
 	return []test{
 		{"Repair/Counters", testRepairCounters},
+		{"Repair/OrphanList", testOrphanList},
 	}
 }
 
@@ -55,5 +56,42 @@ func testRepairCounters(x *env) {
 	x.must(r.AdjustUsage(x.ctx, -8192, -3), "AdjustUsage -")
 	if u := x.usage(); u != base {
 		x.t.Errorf("Usage after undoing AdjustUsage = %+v, want %+v", u, base)
+	}
+}
+
+// testOrphanList: meta.OrphanLister lists exactly the inodes unlinked
+// while open and not yet released, of every session.
+func testOrphanList(x *env) {
+	l, ok := meta.Capability[meta.OrphanLister](x.e)
+	if !ok {
+		x.t.Fatalf("the %s engine does not implement meta.OrphanLister", x.e.Name())
+	}
+	list := func() map[meta.Ino]bool {
+		inos, err := l.Orphans(x.ctx)
+		x.must(err, "Orphans")
+		got := map[meta.Ino]bool{}
+		for _, ino := range inos {
+			got[ino] = true
+		}
+		return got
+	}
+	if got := list(); len(got) != 0 {
+		x.t.Errorf("Orphans of a fresh volume = %v", got)
+	}
+	a := x.create(meta.RootIno, "a")
+	b := x.create(meta.RootIno, "b")
+	x.create(meta.RootIno, "c")
+	x.write(a, 0, 0, 100)
+	x.unlink(meta.RootIno, "a")
+	other := x.session("other-host")
+	_, _, err := x.e.Unlink(x.ctx, meta.RootCred, meta.RootIno, "b", other)
+	x.must(err, "Unlink for another session")
+	if got := list(); len(got) != 2 || !got[a] || !got[b] {
+		x.t.Errorf("Orphans = %v, want %d and %d", got, a, b)
+	}
+	x.release(a)
+	x.must(x.e.ReleaseOrphan(x.ctx, other, b), "ReleaseOrphan for another session")
+	if got := list(); len(got) != 0 {
+		x.t.Errorf("Orphans after both were released = %v", got)
 	}
 }
