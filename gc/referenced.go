@@ -1,0 +1,96 @@
+package gc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"cairn/meta"
+)
+
+// references is what the snapshot says is in use.
+type references struct {
+	at        time.Time // taken just before the snapshot was
+	next      uint64    // the slice-id counter in the snapshot
+	live      meta.SliceSet
+	dead      meta.SliceSet
+	deadCount Count
+	records   *atomic.Int64
+}
+
+// referenced reads the slices in use from one snapshot of the metadata,
+// then those of the inodes sessions keep unlinked while open.
+func referenced(ctx context.Context, eng meta.Engine, records *atomic.Int64) (*references, error) {
+	dumper, ok := meta.Capability[meta.Dumper](eng)
+	if !ok {
+		return nil, fmt.Errorf("the %s engine cannot be read in one snapshot, which gc needs", eng.Name())
+	}
+	lister, ok := meta.Capability[meta.OrphanLister](eng)
+	if !ok {
+		return nil, fmt.Errorf("the %s engine cannot list files unlinked while open, which gc needs", eng.Name())
+	}
+	r := &references{at: time.Now(), records: records}
+	if err := dumper.Dump(ctx, r); err != nil {
+		return nil, fmt.Errorf("read the metadata: %w", err)
+	}
+	orphans, err := lister.Orphans(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, ino := range orphans {
+		if err := r.addInode(ctx, eng, ino); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// addInode adds the slices of every chunk of ino; an inode gone meanwhile
+// (released) adds nothing.
+func (r *references) addInode(ctx context.Context, eng meta.Engine, ino meta.Ino) error {
+	attr, err := eng.GetAttr(ctx, ino)
+	if errors.Is(err, meta.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read orphan inode %d: %w", ino, err)
+	}
+	for idx := uint64(0); idx*meta.ChunkSize < attr.Length; idx++ {
+		list, err := eng.Read(ctx, ino, uint32(idx))
+		if errors.Is(err, meta.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read chunk %d of orphan inode %d: %w", idx, ino, err)
+		}
+		for _, s := range list {
+			r.live.Add(s.ID)
+		}
+	}
+	return nil
+}
+
+// Header implements meta.DumpWriter.
+func (r *references) Header(h meta.DumpHeader) error {
+	r.next = h.NextSlice
+	r.live = meta.NewSliceSet(h.NextSlice)
+	r.dead = meta.NewSliceSet(h.NextSlice)
+	return nil
+}
+
+// Record implements meta.DumpWriter.
+func (r *references) Record(rec *meta.DumpRecord) error {
+	r.records.Add(1)
+	switch rec.Kind {
+	case meta.DumpChunk:
+		for _, s := range rec.Slices {
+			r.live.Add(s.ID)
+		}
+	case meta.DumpDeadSlice:
+		r.dead.Add(rec.Slice.ID)
+		r.deadCount.add(int64(rec.Slice.Size))
+	}
+	return nil
+}
