@@ -46,6 +46,9 @@ type Report struct {
 	// UsageNote says why the usage counters were not checked ("" when
 	// they were).
 	UsageNote string
+	// InLostFound counts the files in /lost+found that lack objects: an
+	// earlier repair put them there, they are not problems again.
+	InLostFound int
 }
 
 // Check reads the volume's metadata in one snapshot (meta.Dumper) and
@@ -103,6 +106,10 @@ func Check(ctx context.Context, eng meta.Engine, opts Options) (*Report, error) 
 			continue
 		}
 		p.Path = s.path(p.Ino)
+		if p.Kind == MissingObject && strings.HasPrefix(p.Path, "/"+LostFound+"/") {
+			report.InLostFound++
+			continue
+		}
 		report.Problems = append(report.Problems, p)
 	}
 	slices.SortStableFunc(report.Problems, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })

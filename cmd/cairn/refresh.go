@@ -1,0 +1,34 @@
+package main
+
+import (
+	"os"
+	"time"
+)
+
+// showEvery calls show five times a second while a long command runs, on
+// a terminal only (see statusLine), and once more when the returned stop
+// is called.
+func showEvery(show func()) (stop func()) {
+	if !isTerminal(os.Stderr) {
+		return func() {}
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				show()
+				return
+			case <-t.C:
+				show()
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
+}
