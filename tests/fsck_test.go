@@ -6,6 +6,7 @@ import (
 	dbsql "database/sql"
 	"encoding/binary"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +42,31 @@ func (v *volume) removeObject(t testing.TB, key string) {
 	must(t, err, "remove an object")
 }
 
+// blockKeys lists the keys of v's block objects.
+func (v *volume) blockKeys(t testing.TB) []string {
+	t.Helper()
+	var keys []string
+	if v.minio == nil {
+		err := filepath.WalkDir(filepath.Join(v.bucket, "chunks"), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				rel, _ := filepath.Rel(v.bucket, path)
+				keys = append(keys, filepath.ToSlash(rel))
+			}
+			return err
+		})
+		must(t, err, "walk the bucket")
+		return keys
+	}
+	client, err := minio.New(v.minio.Endpoint(), &minio.Options{Creds: credentials.NewStaticV4(v.minio.AccessKey, v.minio.SecretKey, "")})
+	must(t, err, "minio client")
+	bucket := v.bucket[strings.LastIndexByte(v.bucket, '/')+1:]
+	for obj := range client.ListObjects(context.Background(), bucket, minio.ListObjectsOptions{Prefix: "chunks/", Recursive: true}) {
+		must(t, obj.Err, "list objects")
+		keys = append(keys, obj.Key)
+	}
+	return keys
+}
+
 // gcCount reads the object count of a line of 'cairn gc' ("leaked:   3 objects (…)").
 func gcCount(t testing.TB, out, label string) int {
 	t.Helper()
@@ -65,16 +91,27 @@ func TestFsckMissingObjects(t *testing.T) {
 	x := pattern(31, 9<<20+5)
 	writeFile(t, v.path("a", "x"), x)
 	writeFile(t, v.path("a", "y"), pattern(32, 1000))
-	writeFile(t, v.path("b", "z"), pattern(33, 5<<20))
-	var info infoJSON
-	v.inspectOK(t, &info, "info", v.path("a", "x"))
+	writeFile(t, v.path("b", "z"), pattern(33, 3<<20))
+	fi, err := os.Stat(v.path("a", "x"))
+	must(t, err, "stat")
+	ino := fi.Sys().(*syscall.Stat_t).Ino
 	v.unmount(t)
 
 	out := cairnOK(t, v.urlArgs("fsck")...)
 	if !strings.Contains(out, " 0 problems") {
 		t.Fatalf("fsck of a sound volume:\n%s", out)
 	}
-	v.removeObject(t, info.Chunks[0].Slices[0].Keys[0])
+	// Only /a/x has blocks of 4 MiB.
+	var full []string
+	for _, key := range v.blockKeys(t) {
+		if strings.HasSuffix(key, "_4194304") {
+			full = append(full, key)
+		}
+	}
+	if len(full) == 0 {
+		t.Fatalf("no object of 4 MiB in the bucket: %v", v.blockKeys(t))
+	}
+	v.removeObject(t, full[0])
 	r := runCairn(t, v.urlArgs("fsck")...)
 	wantUserError(t, r, "1 problems", "--repair")
 	if !strings.Contains(r.stdout, "/a/x: missing object: ") || strings.Count(r.stdout, "missing object") != 1 {
@@ -96,7 +133,7 @@ func TestFsckMissingObjects(t *testing.T) {
 	if _, err := os.Stat(v.path("a", "x")); !os.IsNotExist(err) {
 		t.Errorf("/a/x after --repair: %v", err)
 	}
-	fi, err := os.Stat(v.path("lost+found", fmt.Sprintf("%d-x", info.Ino)))
+	fi, err = os.Stat(v.path("lost+found", fmt.Sprintf("%d-x", ino)))
 	if err != nil || fi.Size() != int64(len(x)) {
 		t.Errorf("the file in lost+found: %v", err)
 	}
@@ -256,7 +293,11 @@ func TestCompactCommand(t *testing.T) {
 		t.Fatalf("20 fsynced writes made %+v", info.Chunks)
 	}
 	before := len(info.Chunks[0].Slices)
-	out := cairnOK(t, append([]string{"compact", v.path("d")}, v.mountArgs...)...)
+	r := runCairnEnv(t, v.passwordEnv(), append([]string{"compact", v.path("d")}, v.mountArgs...)...)
+	if r.code != 0 {
+		t.Fatalf("cairn compact: exit %d: %s", r.code, r.stderr)
+	}
+	out := r.stdout
 	if !strings.Contains(out, fmt.Sprintf("1 chunks merged, %d slices into 1", before)) {
 		t.Errorf("cairn compact said:\n%s", out)
 	}
