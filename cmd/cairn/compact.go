@@ -13,7 +13,7 @@ import (
 
 func compactCommand() command {
 	return command{
-		usage:   "compact PATH… [--access-key K]",
+		usage:   "compact PATH… [flags]",
 		summary: "merge now the slices of every file at or under PATH (inside a cairn mount) into one per chunk",
 		run:     runCompact,
 	}

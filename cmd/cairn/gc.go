@@ -14,7 +14,7 @@ import (
 
 func gcCommand() command {
 	return command{
-		usage:   "gc META-URL [--delete] [--compact] [--min-age D] [--workers N]",
+		usage:   "gc META-URL [--delete] [--compact] [flags]",
 		summary: "find objects no file needs (leaked by a crash, or waiting in the dead-slice queue); --delete removes them, --compact merges fragmented files first",
 		run:     runGC,
 	}
