@@ -250,6 +250,7 @@ func TestFsckGCAfterKill(t *testing.T) {
 		t.Errorf("gc took %d objects of writes just made for leaks:\n%s", n, gcOut)
 	}
 	gcOut = cairnOK(t, v.urlArgs("gc", "--delete", "--min-age", "1ms")...)
+	t.Logf("%d files written before the kill, %d writes in flight; gc --delete --min-age 1ms:\n%s", len(acked), inFlight, gcOut)
 	// A file is 64 KiB: one object.
 	if n := gcCount(t, gcOut, "leaked"); n > inFlight {
 		t.Errorf("gc found %d leaked objects, more than the %d writes in flight:\n%s", n, inFlight, gcOut)
@@ -313,6 +314,27 @@ func TestCompactCommand(t *testing.T) {
 		t.Errorf("%d dead slices wait after compact", n)
 	}
 	wantUserError(t, runCairn(t, "compact", tempDir(t)), "not inside a cairn mount")
+
+	// gc --compact does the same for the whole volume.
+	g, err := os.Create(v.path("g"))
+	must(t, err, "create")
+	for i := 0; i < 5; i++ {
+		_, err := g.Write(want[i*4096 : (i+1)*4096])
+		must(t, err, "write")
+		must(t, g.Sync(), "fsync")
+	}
+	must(t, g.Close(), "close")
+	out = cairnOK(t, v.urlArgs("gc", "--compact", "--delete")...)
+	if !strings.Contains(out, "compacted 2 files: 1 chunks merged, 5 slices into 1") {
+		t.Errorf("gc --compact said:\n%s", out)
+	}
+	v.inspectOK(t, &info, "info", v.path("g"))
+	if len(info.Chunks) != 1 || len(info.Chunks[0].Slices) != 1 {
+		t.Errorf("after gc --compact: %+v", info.Chunks)
+	}
+	if !bytes.Equal(readFile(t, v.path("g")), want[:5*4096]) {
+		t.Errorf("g reads back wrong after gc --compact")
+	}
 }
 
 // TestFsckGCBadInput: a volume never formatted, an engine that does not
