@@ -98,4 +98,16 @@ func (s *scan) checkUsage() {
 	})
 }
 
+// checkStray finds chunks of inodes that are neither in the snapshot nor
+// held unlinked by a session (orphans), once per inode.
+func (s *scan) checkStray(orphans map[meta.Ino]bool) {
+	seen := map[meta.Ino]bool{}
+	for _, r := range s.refs {
+		if n := s.nodes[r.ino]; (n == nil || n.typ == 0) && !orphans[r.ino] && !seen[r.ino] {
+			seen[r.ino] = true
+			s.add(Problem{Kind: StrayChunk, Ino: r.ino, Detail: fmt.Sprintf("inode %d does not exist, its chunks do", r.ino)})
+		}
+	}
+}
+
 func (s *scan) add(p Problem) { s.problems = append(s.problems, p) }

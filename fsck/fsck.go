@@ -79,6 +79,11 @@ func Check(ctx context.Context, eng meta.Engine, opts Options) (*Report, error) 
 	}
 	s.checkTree()
 	s.checkDead()
+	held := map[meta.Ino]bool{}
+	for _, ino := range append(orphansBefore, orphansAfter...) {
+		held[ino] = true
+	}
+	s.checkStray(held)
 	report := &Report{Inodes: uint64(len(s.nodes)), Records: progress.Records.Load()}
 	switch {
 	case top != meta.RootIno:

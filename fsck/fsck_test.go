@@ -195,12 +195,15 @@ func TestCheckTreeDamage(t *testing.T) {
 	f := v.mknod(d, "f", meta.TypeFile)
 	g := v.mknod(meta.RootIno, "g", meta.TypeFile)
 	h := v.mknod(meta.RootIno, "h", meta.TypeFile)
+	s, _ := v.file(meta.RootIno, "s", 100)
 	wantFound(t, "sound", v.check("/"))
 
 	v.sql("UPDATE cairn_node SET parent = ? WHERE ino = ?", int64(meta.RootIno), int64(e))
 	v.sql("UPDATE cairn_edge SET ftype = ? WHERE ino = ?", int(meta.TypeDirectory), int64(f))
 	v.sql("DELETE FROM cairn_node WHERE ino = ?", int64(g))
 	v.sql("DELETE FROM cairn_edge WHERE ino = ?", int64(h))
+	v.sql("DELETE FROM cairn_edge WHERE ino = ?", int64(s))
+	v.sql("DELETE FROM cairn_node WHERE ino = ?", int64(s))
 	r, err := Check(v.ctx, v.eng, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -212,5 +215,6 @@ func TestCheckTreeDamage(t *testing.T) {
 		"wrong type /d/f",
 		"dangling entry /g",
 		fmt.Sprintf("unreachable inode <inode %d, reached from no directory>", h),
+		fmt.Sprintf("stray chunk <inode %d, reached from no directory>", s),
 	)
 }

@@ -22,6 +22,9 @@ const (
 	// names a slice id never handed out, or a slice in the dead-slice
 	// queue.
 	BadSlice Kind = "bad slice"
+	// StrayChunk: chunks of an inode that does not exist (its slices
+	// stay referenced; 'cairn gc' counts their objects as leaked).
+	StrayChunk Kind = "stray chunk"
 	// WrongUsage: the usage counters are not what the volume holds
 	// (repairable).
 	WrongUsage Kind = "wrong usage"

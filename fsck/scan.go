@@ -35,7 +35,7 @@ type scan struct {
 	header   meta.DumpHeader
 	nodes    map[meta.Ino]*node
 	refs     []sliceRef
-	dead     meta.SliceSet // the dead-slice queue
+	dead     meta.IDSet // the dead-slice queue
 	problems []Problem
 	records  *atomic.Uint64
 }
@@ -56,7 +56,7 @@ func (s *scan) node(ino meta.Ino) *node {
 // Header implements meta.DumpWriter.
 func (s *scan) Header(h meta.DumpHeader) error {
 	s.header = h
-	s.dead = meta.NewSliceSet(h.NextSlice)
+	s.dead = meta.NewIDSet(h.NextSlice)
 	return nil
 }
 

@@ -13,8 +13,10 @@
 //   - its key is a block key (chunk.ParseKey); other keys are never touched;
 //   - its slice id is below C (an id at or past C was handed out after
 //     the snapshot);
-//   - no chunk of the snapshot and no orphan references that slice, and
-//     it is not in the dead-slice queue (that queue is emptied apart);
+//   - no chunk of an inode of the snapshot and no orphan references that
+//     slice (a chunk left behind by an inode that no longer exists does
+//     not count), and it is not in the dead-slice queue (that queue is
+//     emptied apart);
 //   - the store last modified it before T minus the minimum age.
 //
 // A write uploads its blocks before it commits its slice, so a write in
@@ -24,7 +26,7 @@
 // hours changes nothing: every object is judged against T and C, not
 // against the time it is listed.
 //
-// Memory: two bits per slice id handed out (meta.SliceSet), 25 MB for
-// 100 million slices, whatever the number of objects; the listing is read
-// one page at a time.
+// Memory: two bits per slice id and one per inode number handed out
+// (meta.IDSet), about 40 MB for 100 million files and slices, whatever the
+// number of objects; the listing is read one page at a time.
 package gc

@@ -71,6 +71,9 @@ type Result struct {
 	// queue's length and the bytes of its slices at the snapshot.
 	Dead       Count
 	DeadSlices Count
+	// Stray: slices in chunks of inodes that no longer exist (a bug left
+	// the chunks behind); their objects count as leaked.
+	Stray Count
 	// Foreign: keys under chunk.KeyPrefix that are not block keys; left
 	// alone.
 	Foreign Count
@@ -102,7 +105,7 @@ func Collect(ctx context.Context, eng meta.Engine, store object.Store, blockSize
 	if err != nil {
 		return res, err
 	}
-	res.Snapshot, res.NextSlice, res.DeadSlices = refs.at, refs.next, refs.deadCount
+	res.Snapshot, res.NextSlice, res.DeadSlices, res.Stray = refs.at, refs.next, refs.deadCount, refs.stray
 	cutoff := refs.at.Add(-opts.MinAge)
 
 	doomed := make(chan object.Info)

@@ -2,12 +2,15 @@ package gc
 
 import (
 	"context"
+	dbsql "database/sql"
 	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	_ "github.com/mattn/go-sqlite3"
 
 	"cairn/chunk"
 	"cairn/meta"
@@ -23,14 +26,15 @@ type testVolume struct {
 	eng    meta.Engine
 	store  object.Store
 	bucket string
+	db     string
 	sid    uint64
 }
 
 func newTestVolume(t *testing.T) *testVolume {
 	dir := t.TempDir()
-	v := &testVolume{t: t, ctx: context.Background(), bucket: filepath.Join(dir, "blocks")}
+	v := &testVolume{t: t, ctx: context.Background(), bucket: filepath.Join(dir, "blocks"), db: filepath.Join(dir, "vol.db")}
 	var err error
-	if v.eng, err = engines.Open("sqlite3://" + filepath.Join(dir, "vol.db")); err != nil {
+	if v.eng, err = engines.Open("sqlite3://" + v.db); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { v.eng.Close() })
@@ -198,5 +202,39 @@ func TestCollect(t *testing.T) {
 	res, err = Collect(v.ctx, v.eng, v.store, blockSize, Options{Delete: true})
 	if err != nil || res.Leaked.Objects != 0 || res.Deleted.Objects != 0 {
 		t.Errorf("a second Collect: %+v, %v", res, err)
+	}
+}
+
+// TestCollectStrayChunk: the chunk of an inode removed from the database
+// behind the engine (its entry and inode gone, its chunk left) references
+// nothing: its objects are leaked, a file's are not.
+func TestCollectStrayChunk(t *testing.T) {
+	v := newTestVolume(t)
+	kept := v.file("kept", 100)
+	stray := v.file("stray", 2*blockSize)
+	ino, _, err := v.eng.Lookup(v.ctx, meta.RootIno, "stray")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := dbsql.Open("sqlite3", v.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{"DELETE FROM cairn_edge WHERE ino = ?", "DELETE FROM cairn_node WHERE ino = ?"} {
+		if _, err := db.Exec(q, int64(ino)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v.age()
+	res, err := Collect(v.ctx, v.eng, v.store, blockSize, Options{Delete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stray.Objects != 1 || res.Stray.Bytes != 2*blockSize || res.Leaked.Objects != 2 || res.Deleted.Objects != 2 {
+		t.Errorf("Collect: %+v", res)
+	}
+	if v.present(stray) != 0 || v.present(kept) != 1 {
+		t.Errorf("after Collect: %d of the stray objects and %d of the file's are stored", v.present(stray), v.present(kept))
 	}
 }

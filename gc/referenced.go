@@ -14,10 +14,26 @@ import (
 type references struct {
 	at        time.Time // taken just before the snapshot was
 	next      uint64    // the slice-id counter in the snapshot
-	live      meta.SliceSet
-	dead      meta.SliceSet
+	live      meta.IDSet
+	dead      meta.IDSet
 	deadCount Count
 	records   *atomic.Int64
+
+	// inodes are those the snapshot holds; a chunk read before its
+	// inode's record waits in pending until the end, when a chunk whose
+	// inode is in neither the snapshot nor the orphans counts in stray.
+	// Engines dump an inode before its chunks (or all inodes first), so
+	// pending stays small.
+	inodes  meta.IDSet
+	pending []pendingSlice
+	stray   Count
+}
+
+// pendingSlice is a slice of a chunk whose inode was not seen yet.
+type pendingSlice struct {
+	ino  meta.Ino
+	id   uint64
+	size uint32
 }
 
 // referenced reads the slices in use from one snapshot of the metadata,
@@ -40,10 +56,19 @@ func referenced(ctx context.Context, eng meta.Engine, records *atomic.Int64) (*r
 		return nil, err
 	}
 	for _, ino := range orphans {
+		r.inodes.Add(uint64(ino))
 		if err := r.addInode(ctx, eng, ino); err != nil {
 			return nil, err
 		}
 	}
+	for _, p := range r.pending {
+		if r.inodes.Has(uint64(p.ino)) {
+			r.live.Add(p.id)
+		} else if p.id != 0 {
+			r.stray.add(int64(p.size))
+		}
+	}
+	r.pending = nil
 	return r, nil
 }
 
@@ -75,8 +100,9 @@ func (r *references) addInode(ctx context.Context, eng meta.Engine, ino meta.Ino
 // Header implements meta.DumpWriter.
 func (r *references) Header(h meta.DumpHeader) error {
 	r.next = h.NextSlice
-	r.live = meta.NewSliceSet(h.NextSlice)
-	r.dead = meta.NewSliceSet(h.NextSlice)
+	r.live = meta.NewIDSet(h.NextSlice)
+	r.dead = meta.NewIDSet(h.NextSlice)
+	r.inodes = meta.NewIDSet(h.NextInode)
 	return nil
 }
 
@@ -84,9 +110,15 @@ func (r *references) Header(h meta.DumpHeader) error {
 func (r *references) Record(rec *meta.DumpRecord) error {
 	r.records.Add(1)
 	switch rec.Kind {
+	case meta.DumpInode:
+		r.inodes.Add(uint64(rec.Ino))
 	case meta.DumpChunk:
 		for _, s := range rec.Slices {
-			r.live.Add(s.ID)
+			if r.inodes.Has(uint64(rec.Ino)) {
+				r.live.Add(s.ID)
+			} else {
+				r.pending = append(r.pending, pendingSlice{ino: rec.Ino, id: s.ID, size: s.Size})
+			}
 		}
 	case meta.DumpDeadSlice:
 		r.dead.Add(rec.Slice.ID)

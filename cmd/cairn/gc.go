@@ -85,6 +85,9 @@ func runGC(args []string) error {
 	fmt.Fprintf(out, "leaked:   %s, written before %s and used by no file\n", count(res.Leaked), res.Snapshot.Add(-*minAge).UTC().Format("2006-01-02 15:04:05 MST"))
 	fmt.Fprintf(out, "young:    %s unused but too recent to judge (writes in flight), kept\n", count(res.Young))
 	fmt.Fprintf(out, "dead:     %d slices (%s) in the dead-slice queue, %s\n", res.DeadSlices.Objects, humanBytes(uint64(res.DeadSlices.Bytes)), count(res.Dead))
+	if res.Stray.Objects > 0 {
+		fmt.Fprintf(out, "stray:    %d slices (%s) in chunks of inodes that no longer exist, counted as leaked\n", res.Stray.Objects, humanBytes(uint64(res.Stray.Bytes)))
+	}
 	if res.Foreign.Objects > 0 {
 		fmt.Fprintf(out, "other:    %s under chunks/ that cairn did not write, left alone\n", count(res.Foreign))
 	}

@@ -2,8 +2,8 @@ package meta
 
 import "testing"
 
-func TestSliceSet(t *testing.T) {
-	s := NewSliceSet(130)
+func TestIDSet(t *testing.T) {
+	s := NewIDSet(130)
 	for _, id := range []uint64{0, 1, 63, 64, 129, 130, 1 << 40} {
 		s.Add(id)
 	}
