@@ -127,12 +127,26 @@ func (e *Engine) commitGroup(batch []*groupMember) {
 		fail(err, false, ran)
 		return
 	}
+	// Savepoints keep the members of a group apart; one alone needs none.
+	members := 0
+	for _, r := range ran {
+		if r {
+			members++
+		}
+	}
+	savepoint := func(q string) error {
+		if members == 1 {
+			return nil
+		}
+		e.roundTrips.Add(1)
+		_, err := tx.ExecContext(base, q)
+		return err
+	}
 	for i, b := range batch {
 		if !ran[i] {
 			continue
 		}
-		e.roundTrips.Add(1)
-		if _, err := tx.ExecContext(base, "SAVEPOINT cairn_op"); err != nil {
+		if err := savepoint("SAVEPOINT cairn_op"); err != nil {
 			_ = tx.Rollback()
 			fail(err, false, ran)
 			return
@@ -141,13 +155,16 @@ func (e *Engine) commitGroup(batch []*groupMember) {
 		var errno meta.Errno
 		switch {
 		case err == nil:
+			err = savepoint("RELEASE cairn_op")
+		case errors.As(err, &errno) && members == 1:
+			b.err, ran[i] = err, false
 			e.roundTrips.Add(1)
-			_, err = tx.ExecContext(base, "RELEASE cairn_op")
+			_ = tx.Rollback()
+			return
 		case errors.As(err, &errno):
 			b.err, ran[i] = err, false
-			e.roundTrips.Add(2)
-			if _, err = tx.ExecContext(base, "ROLLBACK TO cairn_op"); err == nil {
-				_, err = tx.ExecContext(base, "RELEASE cairn_op")
+			if err = savepoint("ROLLBACK TO cairn_op"); err == nil {
+				err = savepoint("RELEASE cairn_op")
 			}
 		default:
 			b.err, ran[i] = err, false
