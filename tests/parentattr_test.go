@@ -58,7 +58,12 @@ func TestCreateRoundTrips(t *testing.T) {
 	default:
 		t.Skipf("round trips are counted as statements or store requests on %s", engineName())
 	}
-	v := newVolume(t)
+	needMount(t)
+	v := formatVolume(t)
+	// Caches that outlive the test: what it counts must not depend on how
+	// fast the machine runs it (a cached attribute read again once it
+	// expires is one more round trip).
+	v.mount(t, "--attr-cache", "1h", "--entry-cache", "1h", "--dir-entry-cache", "1h")
 	roundTrips := func() uint64 {
 		var s struct {
 			Engine struct{ RoundTrips uint64 } `json:"engine"`
@@ -93,8 +98,8 @@ func TestCreateRoundTrips(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		// Reading .stats costs nothing; a heartbeat may come in between.
-		if got := roundTrips() - before; got > 2*n+1 {
+		// Reading .stats costs nothing; heartbeats may come in between.
+		if got := roundTrips() - before; got > 2*n+2 {
 			t.Errorf("%d of %s cost %d round trips, want at most %d (one write and one read each)", n, k.what, got, 2*n)
 		}
 	}
