@@ -9,14 +9,32 @@ import (
 type attrCache struct {
 	mu sync.Mutex
 	m  map[Ino]cachedAttr
+	// changing counts, per directory, this client's changes of its
+	// entries still waiting for the engine's answer (see beginChange).
+	changing map[Ino]*pendingChanges
+	stored   uint64 // counts puts: which came before a change began
+}
+
+type pendingChanges struct {
+	count int
+	// overlapped is set when two changes were in flight at once: their
+	// order at the engine is unknown, so neither may derive.
+	overlapped bool
+	// before is attrCache.stored when the change began: attributes
+	// stored later may already hold the change, and derive must not
+	// apply it twice.
+	before uint64
 }
 
 type cachedAttr struct {
 	attr    Attr
 	expires time.Time
+	stored  uint64
 }
 
-func newAttrCache() *attrCache { return &attrCache{m: make(map[Ino]cachedAttr)} }
+func newAttrCache() *attrCache {
+	return &attrCache{m: make(map[Ino]cachedAttr), changing: make(map[Ino]*pendingChanges)}
+}
 
 func (c *attrCache) get(ino Ino) (Attr, bool) {
 	c.mu.Lock()
@@ -52,7 +70,8 @@ func (c *attrCache) put(ino Ino, a Attr, ttl time.Duration) {
 	if len(c.m) > 1<<20 {
 		c.m = make(map[Ino]cachedAttr)
 	}
-	c.m[ino] = cachedAttr{attr: a, expires: expires}
+	c.stored++
+	c.m[ino] = cachedAttr{attr: a, expires: expires, stored: c.stored}
 }
 
 func (c *attrCache) drop(inos ...Ino) {
@@ -61,6 +80,46 @@ func (c *attrCache) drop(inos ...Ino) {
 	for _, ino := range inos {
 		delete(c.m, ino)
 	}
+}
+
+// beginChange notes that a change of directory dir's entries is being
+// sent to the engine; endChange must follow it.
+func (c *attrCache) beginChange(dir Ino) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.changing[dir]
+	if p == nil {
+		p = &pendingChanges{before: c.stored + 1}
+		c.changing[dir] = p
+	}
+	if p.count > 0 {
+		p.overlapped = true
+	}
+	p.count++
+}
+
+// endChange ends what beginChange began. The cache takes derive's answer
+// for dir's attributes, without a round trip and until the expiry they
+// already had, only when the change succeeded (derive is not nil), no
+// other change of dir overlapped it, and dir's attributes are cached,
+// fresh and were stored before the change began (later ones may or may
+// not hold it already). Otherwise they are dropped, to be read again.
+func (c *attrCache) endChange(dir Ino, derive func(Attr) Attr) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.changing[dir]
+	alone := p != nil && !p.overlapped
+	if p != nil {
+		if p.count--; p.count == 0 {
+			delete(c.changing, dir)
+		}
+	}
+	e, ok := c.m[dir]
+	if !alone || derive == nil || !ok || e.stored >= p.before || !time.Now().Before(e.expires) {
+		delete(c.m, dir)
+		return
+	}
+	c.m[dir] = cachedAttr{attr: derive(e.attr), expires: e.expires, stored: e.stored}
 }
 
 // entryCache maps (directory, name) to an inode until it expires.

@@ -151,12 +151,14 @@ func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, 
 		return 0, Attr{}, err
 	}
 	start := now()
+	c.attrs.beginChange(parent)
 	a, err := c.eng.Mknod(ctx, cred, parent, name, ino, typ, mode, rdev, target)
 	c.observe("mknod", start)
-	c.attrs.drop(parent)
 	if err != nil {
+		c.attrs.endChange(parent, nil)
 		return 0, Attr{}, err
 	}
+	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterAdd(p, a) })
 	c.invalidateUsage()
 	c.remember(ino, a)
 	c.entries.put(parent, name, ino, c.entryTTL(&a))
@@ -171,13 +173,15 @@ func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, 
 // Link adds parent/name as a hard link to ino.
 func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name string) (Attr, error) {
 	start := now()
+	c.attrs.beginChange(parent)
 	a, err := c.eng.Link(ctx, cred, ino, parent, name)
 	c.observe("link", start)
-	c.attrs.drop(parent)
 	if err != nil {
+		c.attrs.endChange(parent, nil)
 		c.attrs.drop(ino)
 		return Attr{}, err
 	}
+	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterAdd(p, a) })
 	c.remember(ino, a)
 	c.entries.put(parent, name, ino, c.entryTTL(&a))
 	return a, nil
@@ -187,13 +191,15 @@ func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name 
 // released now, or on its last local close when it is open here.
 func (c *Client) Unlink(ctx context.Context, cred Cred, parent Ino, name string) (Ino, Attr, error) {
 	start := now()
+	c.attrs.beginChange(parent)
 	ino, a, err := c.eng.Unlink(ctx, cred, parent, name, c.Session())
 	c.observe("unlink", start)
 	c.entries.drop(parent, name)
-	c.attrs.drop(parent)
 	if err != nil {
+		c.attrs.endChange(parent, nil)
 		return 0, Attr{}, err
 	}
+	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterUnlink(p, a) })
 	c.invalidateUsage()
 	if a.Nlink == 0 {
 		return ino, a, c.orphaned(ctx, ino)

@@ -2,10 +2,10 @@
 # The floor benchmark of issue 19 on several engines, in one run on one
 # disk: for each engine, a throw-away server on loopback (durable: Redis
 # with AOF appendfsync always, PostgreSQL with fsync and synchronous_commit
-# on), a volume formatted and mounted, 'cairn bench MNT --floor' and the
-# teardown.
+# on, etcd as one member that syncs its log), a volume formatted and
+# mounted, 'cairn bench MNT --floor' and the teardown.
 # Usage: scripts/bench-floor.sh [WORKDIR] [cairn bench flags...]
-# ENGINES="sqlite3 redis postgres" (default) picks the engines; a built
+# ENGINES="sqlite3 redis postgres" (default; etcd too) picks the engines; a built
 # cairn is CAIRN=path (default ./cairn or cairn on PATH).
 set -euo pipefail
 W=${1:-/var/tmp/cairn-bench-floor}; shift || true
@@ -17,11 +17,12 @@ cleanup() {
 	for m in "$W"/*/mnt; do fusermount3 -u "$m" 2>/dev/null || true; done
 	redis-cli -p $PORT shutdown nosave >/dev/null 2>&1 || true
 	[ -d "$W/postgres/data" ] && as "$P/pg_ctl" -D "$W/postgres/data" -m immediate stop >/dev/null 2>&1 || true
+	[ -n "${ETCD_PID:-}" ] && kill "$ETCD_PID" 2>/dev/null || true
 }
 trap cleanup EXIT
 # as runs PostgreSQL's programs as an unprivileged user when we are root.
 as() { if [ "$(id -u)" = 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi; }
-for p in $PORT $((PORT+1)); do
+for p in $PORT $((PORT+1)) $((PORT+2)) $((PORT+3)); do
 	if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "port $p is taken: set PORT" >&2; exit 1; fi
 done
 
@@ -52,6 +53,15 @@ for e in ${ENGINES:-sqlite3 redis postgres}; do
 			-c listen_addresses=127.0.0.1 -c fsync=on -c synchronous_commit=on >"$W/postgres/log" 2>&1 &
 		until "$P/pg_isready" -q -h 127.0.0.1 -p $((PORT+1)); do sleep 0.1; done
 		bench postgres "postgres://cairn@127.0.0.1:$((PORT+1))/postgres?sslmode=disable" "$@" ;;
-	*) echo "unknown engine $e (sqlite3, redis, postgres)" >&2; exit 1 ;;
+	etcd)
+		mkdir -p "$W/etcd"
+		etcd --name floor --data-dir "$W/etcd/data" \
+			--listen-client-urls "http://127.0.0.1:$((PORT+2))" --advertise-client-urls "http://127.0.0.1:$((PORT+2))" \
+			--listen-peer-urls "http://127.0.0.1:$((PORT+3))" --initial-advertise-peer-urls "http://127.0.0.1:$((PORT+3))" \
+			--initial-cluster "floor=http://127.0.0.1:$((PORT+3))" >"$W/etcd/log" 2>&1 &
+		ETCD_PID=$!
+		until (exec 3<>/dev/tcp/127.0.0.1/$((PORT+2))) 2>/dev/null; do sleep 0.1; done
+		bench etcd "etcd://127.0.0.1:$((PORT+2))/floor" "$@" ;;
+	*) echo "unknown engine $e (sqlite3, redis, postgres, etcd)" >&2; exit 1 ;;
 	esac
 done

@@ -131,6 +131,10 @@ type etcdTx struct {
 	// a failed speculative commit returned, at revision rev.
 	spec    bool
 	preload map[string]cachedValue
+	// scanWanted is the first Scan a speculative run asked for; prescan
+	// its first page, read with the prefetched keys (see prefetched).
+	scanWanted *scanRange
+	prescan    *prescanned
 }
 
 func (t *etcdTx) readOpts() []clientv3.OpOption {
@@ -235,6 +239,9 @@ func (t *etcdTx) getBatch(keys [][]byte, batch []int, out [][]byte) error {
 
 func (t *etcdTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 	if t.spec {
+		if t.scanWanted == nil {
+			t.scanWanted = &scanRange{begin: string(begin), end: string(end), limit: limit}
+		}
 		return nil, errNoSpeculation
 	}
 	var out []KeyValue
@@ -244,16 +251,18 @@ func (t *etcdTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 		if limit > 0 {
 			page = min(page, limit-len(out))
 		}
-		var resp *clientv3.GetResponse
-		err := t.s.call(t.ctx, true, func(ctx context.Context) (err error) {
-			opts := append(t.readOpts(), clientv3.WithRange(string(end)), clientv3.WithLimit(int64(page)))
-			resp, err = t.s.cli.Get(ctx, from, opts...)
-			return err
-		})
-		if err != nil {
-			return nil, err
+		resp := t.takePrescan(from, string(end), limit, len(out))
+		if resp == nil {
+			err := t.s.call(t.ctx, true, func(ctx context.Context) (err error) {
+				opts := append(t.readOpts(), clientv3.WithRange(string(end)), clientv3.WithLimit(int64(page)))
+				resp, err = t.s.cli.Get(ctx, from, opts...)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			t.noteRev(resp.Header.Revision)
 		}
-		t.noteRev(resp.Header.Revision)
 		for _, kv := range resp.Kvs {
 			t.reads[string(kv.Key)] = kv.ModRevision
 			v := kv.Value

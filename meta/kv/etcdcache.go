@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"go.etcd.io/etcd/api/v3/etcdserverpb"
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // Speculative commits. An operation on etcd costs a read and a commit. But
@@ -116,7 +117,7 @@ func (s *EtcdStore) speculate(ctx context.Context, fn func(tx Tx) error) (*etcdT
 	tx := s.newTx(ctx)
 	tx.spec = true
 	if err := fn(tx); err != nil || (len(tx.writes) == 0 && len(tx.deletes) == 0) {
-		return s.newTx(ctx), nil
+		return s.prefetched(ctx, tx)
 	}
 	resp, err := tx.commit()
 	if err == nil {
@@ -149,4 +150,88 @@ func (s *EtcdStore) speculate(ctx context.Context, fn func(tx Tx) error) (*etcdT
 		s.cache.put(k, c)
 	}
 	return next, nil
+}
+
+// prefetched is the transaction to run an operation on for real when its
+// run on cached values proves nothing (a read, an error, or a Scan, which
+// the cache cannot answer): the keys that run read, and the first page of
+// the first range it wanted to scan, are read from the cluster first,
+// together in one request at one revision. An operation whose reads
+// depend on each other (an entry, then its inode; an orphan's marker, then
+// its keys) so costs one request for its reads when the cache guessed them
+// right; what the guess missed is read as usual, at the same revision.
+func (s *EtcdStore) prefetched(ctx context.Context, spec *etcdTx) (*etcdTx, error) {
+	next := s.newTx(ctx)
+	keys := make([]string, 0, len(spec.reads))
+	for k := range spec.reads {
+		keys = append(keys, k)
+	}
+	scan := spec.scanWanted
+	if len(keys) == 0 && scan == nil {
+		return next, nil
+	}
+	if len(keys)+1 > etcdMaxTxnOps {
+		scan = nil // a rare operation: the scan goes on its own
+	}
+	ops := make([]clientv3.Op, 0, len(keys)+1)
+	for _, k := range keys {
+		ops = append(ops, clientv3.OpGet(k))
+	}
+	if len(keys) > etcdMaxTxnOps {
+		ops = nil
+	}
+	if scan != nil {
+		page := etcdPage
+		if scan.limit > 0 {
+			page = min(page, scan.limit)
+		}
+		ops = append(ops, clientv3.OpGet(scan.begin, clientv3.WithRange(scan.end), clientv3.WithLimit(int64(page))))
+	}
+	if len(ops) == 0 {
+		return next, nil
+	}
+	var resp *clientv3.TxnResponse
+	err := s.call(ctx, true, func(ctx context.Context) (err error) {
+		resp, err = s.cli.Txn(ctx).Then(ops...).Commit()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	next.noteRev(resp.Header.Revision)
+	next.preload = make(map[string]cachedValue, len(keys))
+	if len(keys) <= etcdMaxTxnOps {
+		for j, k := range keys {
+			c := rangeValue(resp.Responses[j].GetResponseRange())
+			next.preload[k] = c
+			s.cache.put(k, c)
+		}
+	}
+	if scan != nil {
+		next.prescan = &prescanned{scanRange: *scan, resp: (*clientv3.GetResponse)(resp.Responses[len(ops)-1].GetResponseRange())}
+	}
+	return next, nil
+}
+
+// scanRange is a Scan's arguments.
+type scanRange struct {
+	begin, end string
+	limit      int
+}
+
+// prescanned is the first page of a Scan, read ahead by prefetched.
+type prescanned struct {
+	scanRange
+	resp *clientv3.GetResponse
+}
+
+// takePrescan returns, once, the page prefetched for the first request of
+// a Scan of [from, end) with limit, when that is the one read ahead.
+func (t *etcdTx) takePrescan(from, end string, limit, have int) *clientv3.GetResponse {
+	p := t.prescan
+	if p == nil || have != 0 || p.begin != from || p.end != end || p.limit != limit || p.resp == nil {
+		return nil
+	}
+	t.prescan = nil
+	return p.resp
 }

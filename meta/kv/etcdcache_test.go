@@ -2,6 +2,8 @@ package kv
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"cairn/internal/testenv"
@@ -56,4 +58,50 @@ func TestEtcdSpeculativeCommit(t *testing.T) {
 	if _, err := a.Mknod(ctx, root, meta.RootIno, "d3", 104, meta.TypeDirectory, 0755, 0, ""); err == nil {
 		t.Fatal("mkdir over an entry another client made succeeded")
 	}
+}
+
+// A read whose keys the client knows is one request, however its reads
+// depend on each other: Lookup reads the entry, then the inode it names.
+func TestEtcdPrefetchedReads(t *testing.T) {
+	c := testenv.Etcd(t)
+	ctx := context.Background()
+	e, err := OpenEtcdURL(c.URL("prefetch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Init(ctx, meta.Format{Name: "prefetch"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Mknod(ctx, meta.RootCred, meta.RootIno, "f", 100, meta.TypeFile, 0644, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	requests := func(what string, want uint64, op func() error) {
+		t.Helper()
+		before := e.Stats().RoundTrips
+		if err := op(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if n := e.Stats().RoundTrips - before; n != want {
+			t.Errorf("%s took %d requests, want %d", what, n, want)
+		}
+	}
+	requests("lookup of a name the client made", 1, func() error {
+		ino, _, err := e.Lookup(ctx, meta.RootIno, "f")
+		if err == nil && ino != 100 {
+			err = fmt.Errorf("found inode %d, want 100", ino)
+		}
+		return err
+	})
+	requests("unlink of a file the client knows", 1, func() error {
+		_, _, err := e.Unlink(ctx, meta.RootCred, meta.RootIno, "f", 1)
+		return err
+	})
+	requests("release of the unlinked file (its keys must be listed before they go)", 2, func() error { return e.ReleaseOrphan(ctx, 1, 100) })
+	requests("lookup of the name unlinked", 1, func() error {
+		if _, _, err := e.Lookup(ctx, meta.RootIno, "f"); !errors.Is(err, meta.ErrNotFound) {
+			return fmt.Errorf("lookup after unlink: %v, want ENOENT", err)
+		}
+		return nil
+	})
 }

@@ -58,6 +58,7 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 		setattrTests(),
 		setidTests(),
 		timeTests(),
+		parentAttrTests(),
 		renameTests(),
 		orphanTests(),
 		readdirTests(),

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -109,6 +110,14 @@ func BenchmarkOps(b *testing.B) {
 	f := mk(d, "f", meta.TypeFile)
 	b.Run("lookup", func(b *testing.B) {
 		measure(b, nil, func(int) error { _, _, err := e.Lookup(ctx, d, "f"); return err })
+	})
+	b.Run("lookup_missing", func(b *testing.B) {
+		measure(b, nil, func(int) error {
+			if _, _, err := e.Lookup(ctx, d, "missing"); !errors.Is(err, meta.ErrNotFound) {
+				return fmt.Errorf("lookup of a missing name: %v, want ENOENT", err)
+			}
+			return nil
+		})
 	})
 	b.Run("getattr", func(b *testing.B) {
 		measure(b, nil, func(int) error { _, err := e.GetAttr(ctx, f); return err })

@@ -25,6 +25,11 @@ type script struct {
 	sha  string
 }
 
+// standalone names the scripts that run without the helpers: reads on
+// the path of every FUSE LOOKUP, where defining the helpers' hundreds of
+// lines on each call would cost more than the reads themselves.
+var standalone = map[string]bool{"lookup": true}
+
 // loadScripts reads every operation script; helpers (lib, perm, plock) are
 // prepended, not run on their own.
 func loadScripts() (map[string]*script, error) {
@@ -59,7 +64,10 @@ func loadScripts() (map[string]*script, error) {
 			return nil, err
 		}
 		src := lib + perm
-		if name == "getlk" || name == "setlk" {
+		switch {
+		case standalone[name]:
+			src = ""
+		case name == "getlk" || name == "setlk":
 			src += plock
 		}
 		out[name] = newScript(name, src+body)

@@ -47,6 +47,9 @@ type Engine struct {
 	// that allow one writer at a time (SQLite): waiting on a Go mutex is
 	// cheaper and fairer than SQLite's busy handler.
 	writeMu *sync.Mutex
+	// group, with writeMu, lets concurrent write transactions share a
+	// commit (groupcommit.go).
+	group *groupCommit
 
 	// limits are the volume's capacity and inode limits, read by Init and
 	// Load; zero is unlimited.
@@ -76,6 +79,7 @@ func newEngine(db *dbsql.DB, d *dialect) *Engine {
 	e := &Engine{db: db, d: d}
 	if d.singleWriter {
 		e.writeMu = &sync.Mutex{}
+		e.group = &groupCommit{}
 	}
 	return e
 }

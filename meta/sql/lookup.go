@@ -5,40 +5,58 @@ import (
 	dbsql "database/sql"
 	"errors"
 	"math"
+	"strings"
 
 	"cairn/meta"
 )
 
-// Lookup finds name in parent with one query joining entry and inode.
+// Lookup finds name in parent with one indexed SELECT outside a
+// transaction, which also tells a missing entry from a missing or
+// non-directory parent: the parent's row, joined with the entry and its
+// inode when they exist.
 func (e *Engine) Lookup(ctx context.Context, parent meta.Ino, name string) (meta.Ino, meta.Attr, error) {
 	var ino int64
 	var a meta.Attr
 	err := e.read(ctx, func(c *conn) error {
-		err := scanAttr(c.queryRow("SELECT e.ino, n."+joinCols+" FROM cairn_edge e JOIN cairn_node n ON n.ino = e.ino "+
-			"WHERE e.parent = ? AND e.name = ?", int64(parent), nameArg(name)), &a, &ino)
-		if errors.Is(err, dbsql.ErrNoRows) {
-			return c.missingIn(parent)
+		var parentType, found int64
+		err := scanAttr(c.queryRow(lookupQuery, nameArg(name), int64(parent)), &a, &parentType, &found, &ino)
+		switch {
+		case errors.Is(err, dbsql.ErrNoRows):
+			return meta.ErrNotFound
+		case err != nil:
+			return err
+		case meta.FileType(parentType) != meta.TypeDirectory:
+			return meta.ErrNotDir
+		case found == 0:
+			return meta.ErrNotFound
 		}
-		return err
+		return nil
 	})
-	return meta.Ino(ino), a, err
+	if err != nil {
+		return 0, meta.Attr{}, err
+	}
+	return meta.Ino(ino), a, nil
+}
+
+// lookupQuery reads, for a name and a parent, the parent's type, whether
+// the entry and its inode exist, the inode's number and its nodeCols (zero
+// when missing).
+var lookupQuery = "SELECT p.ftype, COALESCE(n.ino, 0), COALESCE(e.ino, 0), " + coalesced("n.", nodeCols) +
+	" FROM cairn_node p LEFT JOIN cairn_edge e ON e.parent = p.ino AND e.name = ?" +
+	" LEFT JOIN cairn_node n ON n.ino = e.ino WHERE p.ino = ?"
+
+// coalesced is the comma-separated columns cols, each of alias, as 0 when
+// NULL.
+func coalesced(alias, cols string) string {
+	var out []string
+	for _, c := range strings.Split(cols, ", ") {
+		out = append(out, "COALESCE("+alias+c+", 0)")
+	}
+	return strings.Join(out, ", ")
 }
 
 // joinCols are nodeCols qualified by the alias n.
 const joinCols = "ftype, n.mode, n.uid, n.gid, n.rdev, n.nlink, n.length, n.atime, n.mtime, n.ctime, n.parent"
-
-// missingIn explains why an entry of dir was not found: dir itself is
-// missing or not a directory, or the entry is not there.
-func (c *conn) missingIn(dir meta.Ino) error {
-	a, err := c.getNode(dir, false)
-	if err != nil {
-		return err
-	}
-	if !a.IsDir() {
-		return meta.ErrNotDir
-	}
-	return meta.ErrNotFound
-}
 
 // GetAttr reads an inode's attributes.
 func (e *Engine) GetAttr(ctx context.Context, ino meta.Ino) (meta.Attr, error) {

@@ -179,6 +179,9 @@ func (e *Engine) txnOnce(ctx context.Context, fn func(c *conn) error) (committin
 	if e.d.batch {
 		return e.txnBatched(ctx, fn)
 	}
+	if e.group != nil {
+		return e.txnGrouped(ctx, fn)
+	}
 	if e.writeMu != nil {
 		e.writeMu.Lock()
 		defer e.writeMu.Unlock()
@@ -219,7 +222,7 @@ func (e *Engine) retry(ctx context.Context, attempt func() (committing bool, err
 		}
 		var wait time.Duration
 		switch {
-		case e.d.retryable(err) || errors.Is(err, errStale):
+		case e.d.retryable(err) || errors.Is(err, errStale) || errors.Is(err, errGroupAborted):
 			if n >= maxConflictRetries {
 				return fmt.Errorf("%w: gave up after %d attempts: %v", meta.ErrConflict, n+1, err)
 			}

@@ -1,0 +1,106 @@
+package tests
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestParentAttrAfterChanges: after each create, mkdir, link, symlink and
+// unlink, the directory's attributes this mount answers from what the
+// change returned equal those a second mount without caches reads from
+// the engine.
+func TestParentAttrAfterChanges(t *testing.T) {
+	v := newVolume(t)
+	fresh := filepath.Join(tempDir(t), "fresh")
+	if err := os.Mkdir(fresh, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v.mountAt(t, fresh, "--attr-cache", "0", "--entry-cache", "0", "--dir-entry-cache", "0")
+	if err := os.Mkdir(v.path("d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := v.path("d")
+	steps := []struct {
+		what string
+		run  func() error
+	}{
+		{"mkdir", func() error { return os.Mkdir(filepath.Join(d, "sub"), 0o755) }},
+		{"create", func() error { return os.WriteFile(filepath.Join(d, "f"), nil, 0o644) }},
+		{"link", func() error { return os.Link(filepath.Join(d, "f"), filepath.Join(d, "g")) }},
+		{"symlink", func() error { return os.Symlink("f", filepath.Join(d, "s")) }},
+		{"unlink of one of two links", func() error { return os.Remove(filepath.Join(d, "g")) }},
+		{"unlink of the last link", func() error { return os.Remove(filepath.Join(d, "f")) }},
+		{"second mkdir", func() error { return os.Mkdir(filepath.Join(d, "sub2"), 0o755) }},
+	}
+	lstat(t, d) // the directory's attributes are cached from here on
+	for _, s := range steps {
+		if err := s.run(); err != nil {
+			t.Fatalf("%s: %v", s.what, err)
+		}
+		here, there := lstat(t, d), lstat(t, filepath.Join(fresh, "d"))
+		if here.Nlink != there.Nlink || here.Mtim != there.Mtim || here.Ctim != there.Ctim || here.Mode != there.Mode || here.Size != there.Size {
+			t.Errorf("after %s: this mount says links %d mtime %v ctime %v, the engine %d %v %v",
+				s.what, here.Nlink, here.Mtim, here.Ctim, there.Nlink, there.Mtim, there.Ctim)
+		}
+	}
+}
+
+// TestCreateRoundTrips: on the client/server engines, creating a file or a
+// directory through the mount costs one write and at most one read (the
+// kernel's look-up of the new name); the GETATTR of the directory that
+// follows is answered from what the create returned.
+func TestCreateRoundTrips(t *testing.T) {
+	switch engineName() {
+	case "redis", "postgres", "mysql":
+	default:
+		t.Skipf("round trips are counted as statements or store requests on %s", engineName())
+	}
+	needMount(t)
+	v := formatVolume(t)
+	// Caches that outlive the test: what it counts must not depend on how
+	// fast the machine runs it (a cached attribute read again once it
+	// expires is one more round trip).
+	v.mount(t, "--attr-cache", "1h", "--entry-cache", "1h", "--dir-entry-cache", "1h")
+	roundTrips := func() uint64 {
+		var s struct {
+			Engine struct{ RoundTrips uint64 } `json:"engine"`
+		}
+		if err := json.Unmarshal(readFile(t, v.path(".stats")), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Engine.RoundTrips
+	}
+	if err := os.Mkdir(v.path("d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lstat(t, v.path("d"))
+	const n = 20
+	kinds := []struct {
+		what   string
+		create func(path string) error
+	}{
+		{"mkdir", func(p string) error { return os.Mkdir(p, 0o755) }},
+		{"create", func(p string) error {
+			f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			return f.Close()
+		}},
+	}
+	for _, k := range kinds {
+		before := roundTrips()
+		for i := 0; i < n; i++ {
+			if err := k.create(v.path("d", fmt.Sprintf("%s%d", k.what, i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Reading .stats costs nothing; heartbeats may come in between.
+		if got := roundTrips() - before; got > 2*n+2 {
+			t.Errorf("%d of %s cost %d round trips, want at most %d (one write and one read each)", n, k.what, got, 2*n)
+		}
+	}
+}
