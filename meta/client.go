@@ -73,6 +73,8 @@ type Client struct {
 	usage   Usage
 	usageAt time.Time
 
+	trash trashState
+
 	stop chan struct{}
 	done chan struct{}
 }

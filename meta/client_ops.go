@@ -146,6 +146,9 @@ func (c *Client) invalidateUsage() {
 // Mknod creates an inode of type typ named name in parent, numbering it
 // from this client's batch of inode numbers.
 func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, typ FileType, mode uint16, rdev uint32, target string) (Ino, Attr, error) {
+	if err := refuseTrashCreate(parent, name); err != nil {
+		return 0, Attr{}, err
+	}
 	ino, err := c.newIno(ctx)
 	if err != nil {
 		return 0, Attr{}, err
@@ -172,6 +175,9 @@ func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, 
 
 // Link adds parent/name as a hard link to ino.
 func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name string) (Attr, error) {
+	if err := refuseTrashCreate(parent, name); err != nil {
+		return Attr{}, err
+	}
 	start := now()
 	c.attrs.beginChange(parent)
 	a, err := c.eng.Link(ctx, cred, ino, parent, name)
@@ -187,9 +193,9 @@ func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name 
 	return a, nil
 }
 
-// Unlink removes a non-directory; an inode that lost its last link is
+// unlink removes a non-directory; an inode that lost its last link is
 // released now, or on its last local close when it is open here.
-func (c *Client) Unlink(ctx context.Context, cred Cred, parent Ino, name string) (Ino, Attr, error) {
+func (c *Client) unlink(ctx context.Context, cred Cred, parent Ino, name string) (Ino, Attr, error) {
 	start := now()
 	c.attrs.beginChange(parent)
 	ino, a, err := c.eng.Unlink(ctx, cred, parent, name, c.Session())
@@ -208,8 +214,8 @@ func (c *Client) Unlink(ctx context.Context, cred Cred, parent Ino, name string)
 	return ino, a, nil
 }
 
-// Rmdir removes an empty directory.
-func (c *Client) Rmdir(ctx context.Context, cred Cred, parent Ino, name string) error {
+// rmdir removes an empty directory.
+func (c *Client) rmdir(ctx context.Context, cred Cred, parent Ino, name string) error {
 	ino, _ := c.entries.get(parent, name)
 	start := now()
 	err := c.eng.Rmdir(ctx, cred, parent, name)
@@ -222,9 +228,9 @@ func (c *Client) Rmdir(ctx context.Context, cred Cred, parent Ino, name string) 
 	return err
 }
 
-// Rename moves srcParent/srcName to dstParent/dstName (renameat2 flags).
+// rename moves srcParent/srcName to dstParent/dstName (renameat2 flags).
 // replaced is the inode that lost its last link to the move, if any.
-func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (moved Ino, attr Attr, replaced Ino, err error) {
+func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (moved Ino, attr Attr, replaced Ino, err error) {
 	old, _ := c.entries.get(dstParent, dstName)
 	start := now()
 	moved, attr, replaced, err = c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, c.Session())
@@ -278,6 +284,9 @@ func (c *Client) Readdir(ctx context.Context, ino Ino, after string, limit int, 
 	start := now()
 	es, err := c.eng.Readdir(ctx, ino, after, limit, plus)
 	c.observe("readdir", start)
+	if err == nil && ino == RootIno {
+		es, err = c.hideTrash(ctx, es, limit, plus)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -23,6 +23,7 @@ func (c *Client) Start(ctx context.Context) error {
 	c.sid, c.stop, c.done = sid, stop, done
 	c.mu.Unlock()
 	c.cleanStale(ctx)
+	c.loadTrashDays(ctx)
 	go c.heartbeat(stop, done)
 	return nil
 }
@@ -53,6 +54,9 @@ func (c *Client) heartbeat(stop, done chan struct{}) {
 		if beats%6 == 0 {
 			c.cleanStale(ctx)
 		}
+		if beats%trashJobEvery == 0 {
+			c.trashJob(stop)
+		}
 		cancel()
 	}
 }
@@ -78,6 +82,7 @@ func (c *Client) Close(ctx context.Context) error {
 	}
 	close(stop)
 	<-done
+	c.trash.jobs.Wait()
 	if err := c.eng.CloseSession(ctx, sid); err != nil {
 		return fmt.Errorf("close session %d: %w", sid, err)
 	}

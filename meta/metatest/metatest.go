@@ -68,6 +68,7 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 		xattrTests(),
 		lockTests(),
 		modelTests(),
+		trashTests(),
 	}
 	for _, g := range groups {
 		for _, tc := range g {

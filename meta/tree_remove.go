@@ -1,0 +1,124 @@
+package meta
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// RemoveTree removes directory dir and everything under it for good,
+// through the engine, with up to workers removals in flight, and then the
+// entry parent/name that names dir. removed counts every inode removed,
+// as it goes (for progress); it may be nil. The caller's permissions
+// apply to every removal. It stops at the first failure, leaving the rest
+// of the tree in place.
+//
+// The trash is not consulted: it is how the trash itself is purged, and
+// how 'cairn rmr' removes a tree when the trash is off.
+func (c *Client) RemoveTree(ctx context.Context, cred Cred, parent Ino, name string, dir Ino, workers int, removed *atomic.Int64) error {
+	if removed == nil {
+		removed = new(atomic.Int64)
+	}
+	r := &treeRemoval{c: c, cred: cred, slots: make(chan struct{}, max(workers, 1)), removed: removed}
+	ctx, r.cancel = context.WithCancel(ctx)
+	defer r.cancel()
+	r.removeDir(ctx, dir)
+	if err := r.failure(); err != nil {
+		return err
+	}
+	if err := c.rmdir(ctx, cred, parent, name); err != nil {
+		return fmt.Errorf("remove directory %q: %w", name, err)
+	}
+	removed.Add(1)
+	return nil
+}
+
+type treeRemoval struct {
+	c       *Client
+	cred    Cred
+	slots   chan struct{} // one per removal in flight
+	removed *atomic.Int64
+	cancel  context.CancelFunc
+
+	mu  sync.Mutex
+	err error
+}
+
+func (r *treeRemoval) fail(err error) {
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.mu.Unlock()
+	r.cancel()
+}
+
+func (r *treeRemoval) failure() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// removeDir empties dir: its files in parallel, its subdirectories each
+// emptied (in parallel too) and then removed.
+func (r *treeRemoval) removeDir(ctx context.Context, dir Ino) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	after := ""
+	for ctx.Err() == nil {
+		es, err := r.c.eng.Readdir(ctx, dir, after, 1000, false)
+		if err != nil {
+			r.fail(fmt.Errorf("list directory %d: %w", dir, err))
+			return
+		}
+		if len(es) == 0 {
+			return
+		}
+		after = es[len(es)-1].Name
+		for _, e := range es {
+			wg.Add(1)
+			if e.Type == TypeDirectory {
+				go func() {
+					defer wg.Done()
+					r.removeDir(ctx, e.Ino)
+					if r.failure() != nil {
+						return
+					}
+					select {
+					case r.slots <- struct{}{}:
+						r.remove(ctx, dir, e, true)
+						<-r.slots
+					case <-ctx.Done():
+					}
+				}()
+				continue
+			}
+			select {
+			case r.slots <- struct{}{}:
+			case <-ctx.Done():
+				wg.Done()
+				return
+			}
+			go func() {
+				defer wg.Done()
+				defer func() { <-r.slots }()
+				r.remove(ctx, dir, e, false)
+			}()
+		}
+	}
+}
+
+func (r *treeRemoval) remove(ctx context.Context, dir Ino, e Entry, isDir bool) {
+	var err error
+	if isDir {
+		err = r.c.rmdir(ctx, r.cred, dir, e.Name)
+	} else {
+		_, _, err = r.c.unlink(ctx, r.cred, dir, e.Name)
+	}
+	if err != nil {
+		r.fail(fmt.Errorf("remove %q in directory %d: %w", e.Name, dir, err))
+		return
+	}
+	r.removed.Add(1)
+}
