@@ -261,3 +261,25 @@ func (c *Client) hideTrash(ctx context.Context, es []Entry, limit int, plus bool
 	}
 	return es, nil
 }
+
+// MoveToTrash moves parent/name, a file or a whole directory tree, into
+// the trash with one Rename, with cred's permissions. It is how 'cairn
+// rmr' removes a tree while the trash is on; ok is false (and nothing
+// moved) when the trash is off or parent is in the trash already.
+func (c *Client) MoveToTrash(ctx context.Context, cred Cred, parent Ino, name string) (ok bool, err error) {
+	if keep, err := c.keeping(ctx, parent); err != nil || !keep {
+		return false, err
+	}
+	ino, _, err := c.eng.Lookup(ctx, parent, name)
+	if err != nil {
+		return false, err
+	}
+	hour, ok, err := c.trashFolderOrOff(ctx)
+	if err != nil || !ok {
+		return false, err
+	}
+	if _, _, _, err := c.rename(ctx, cred, parent, name, hour, TrashEntryName(parent, ino, name), RenameNoReplace); err != nil {
+		return false, err
+	}
+	return true, nil
+}

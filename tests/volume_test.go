@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -57,12 +58,17 @@ func needMount(t testing.TB) {
 }
 
 // formatVolume formats a volume on a fresh database of the engine under
-// test, with extra flags for 'cairn format', and does not mount it.
+// test, with extra flags for 'cairn format', and does not mount it. The
+// trash is off unless extra sets --trash-days: most tests check that a
+// deletion frees space and inodes at once.
 func formatVolume(t testing.TB, extra ...string) *volume {
 	t.Helper()
 	needBinary(t)
 	v := &volume{name: "test-vol", meta: newMetaURL(t)}
 	args := append([]string{"format", v.meta, v.name}, v.storageArgs(t)...)
+	if !slices.Contains(extra, "--trash-days") {
+		args = append(args, "--trash-days", "0")
+	}
 	args = append(args, extra...)
 	cairnOK(t, args...)
 	v.dir = filepath.Join(tempDir(t), "mnt")

@@ -42,7 +42,7 @@ func runConfig(args []string) error {
 	fs.StringVar(&f.compress, "compress", "", "compression of blocks written from now on: none, lz4 or zstd (stored blocks say how they are compressed)")
 	fs.Var(&f.capacity, "capacity", "space limit shown by df, e.g. 100G (0: unlimited)")
 	fs.Uint64Var(&f.inodes, "inodes", 0, "limit on the number of files (0: unlimited)")
-	fs.IntVar(&f.trashDays, "trash-days", 0, "days for the trash, stored in the settings (the trash is not implemented yet: deleted files go at once)")
+	fs.IntVar(&f.trashDays, "trash-days", 0, "days a deleted file is kept in .trash (0: no trash); lowering it removes what has expired under the new value at once")
 	fs.StringVar(&f.storage, "storage", "", "refused unless unchanged: stored blocks would be left behind")
 	fs.StringVar(&f.bucket, "bucket", "", "refused unless unchanged: stored blocks would be left behind")
 	fs.Var(&f.blockSize, "block-size", "refused unless unchanged: stored blocks are cut to the volume's block size")
@@ -75,6 +75,9 @@ func runConfig(args []string) error {
 		return fmt.Errorf("change the settings of volume %q at %s: %w", old.Name, vol.URL, err)
 	}
 	fmt.Fprintf(os.Stdout, "updated volume %q (uuid %s) at %s: %s\n", nf.Name, nf.UUID, vol.URL, describeChanges(old, nf))
+	if nf.TrashDays < old.TrashDays {
+		return purgeTrashNow(ctx, vol)
+	}
 	return nil
 }
 

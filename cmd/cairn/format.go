@@ -60,7 +60,7 @@ func runFormat(args []string) error {
 	fs.StringVar(&f.compress, "compress", "none", "compression of each block: none, lz4 or zstd")
 	fs.Var(&f.capacity, "capacity", "space limit shown by df, e.g. 100G (0: unlimited)")
 	fs.Uint64Var(&f.inodes, "inodes", 0, "limit on the number of files (0: unlimited)")
-	fs.IntVar(&f.trashDays, "trash-days", 0, "days for the trash, stored in the settings (the trash is not implemented yet: deleted files go at once)")
+	fs.IntVar(&f.trashDays, "trash-days", 1, "days a deleted file is kept in .trash at the volume's root, for 'cairn restore' (0: no trash, deletions are final)")
 	fs.BoolVar(&f.force, "force", false, "refused: format only creates volumes; change a volume's settings with 'cairn config'")
 	pos, err := parseArgs(fs, args, 2)
 	if err != nil {

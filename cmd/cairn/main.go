@@ -33,6 +33,8 @@ func commands() map[string]command {
 		"info":     infoCommand(),
 		"summary":  summaryCommand(),
 		"warmup":   warmupCommand(),
+		"restore":  restoreCommand(),
+		"rmr":      rmrCommand(),
 		"mount":    mountCommand(),
 		"umount":   umountCommand(),
 		"status":   statusCommand(),

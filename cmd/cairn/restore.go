@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"cairn/inspect"
+	"cairn/meta"
+	"cairn/volume"
+)
+
+func restoreCommand() command {
+	return command{
+		usage:   "restore [META-URL] PATH...",
+		summary: "put files and directories from the trash back where they were deleted from; PATH is .trash/HOUR or .trash/HOUR/ENTRY, inside a mount or, after META-URL, from the volume's root",
+		run:     runRestore,
+	}
+}
+
+func runRestore(args []string) error {
+	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
+	pos, err := parseArgs(fs, args, -1)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	var (
+		client *meta.Client
+		vol    *volume.Volume
+		places []trashPath
+	)
+	if len(pos) > 0 && strings.Contains(pos[0], "://") {
+		if len(pos) == 1 {
+			return fmt.Errorf("restore needs a PATH in the trash after the META-URL, e.g. .trash/2026-01-02-03")
+		}
+		if vol, err = volume.OpenMeta(ctx, pos[0], volume.Options{}); err != nil {
+			return err
+		}
+		defer vol.Close(ctx)
+		if client, err = startClient(ctx, vol, "cairn restore"); err != nil {
+			return err
+		}
+		for _, p := range pos[1:] {
+			tp, err := resolveTrashPath(ctx, vol.Engine, p)
+			if err != nil {
+				return err
+			}
+			places = append(places, tp)
+		}
+	} else {
+		if len(pos) == 0 {
+			return fmt.Errorf("restore needs a PATH in a mount's .trash, or META-URL and a PATH from the volume's root")
+		}
+		var first inspect.Target
+		for i, p := range pos {
+			tp, t, err := locateTrashPath(p)
+			if err != nil {
+				return err
+			}
+			if i == 0 {
+				first = t
+			} else if t.MountPoint != first.MountPoint {
+				return fmt.Errorf("%s is on another mount than %s: restore one volume at a time", p, pos[0])
+			}
+			places = append(places, tp)
+		}
+		if client, vol, err = openClient(ctx, first, "cairn restore"); err != nil {
+			return err
+		}
+		defer vol.Close(ctx)
+	}
+	defer client.Close(ctx)
+	return restorePlaces(ctx, client, places)
+}
+
+// trashPath is a PATH given to restore: an hour folder, or an entry of one.
+type trashPath struct {
+	given  string
+	folder meta.Ino
+	entry  string // "": the whole folder
+}
+
+// resolveTrashPath finds .trash/HOUR[/ENTRY], given from the volume's root.
+func resolveTrashPath(ctx context.Context, eng meta.Engine, path string) (trashPath, error) {
+	parts := strings.Split(strings.Trim(filepath.Clean("/"+path), "/"), "/")
+	if len(parts) < 2 || len(parts) > 3 || parts[0] != meta.TrashName {
+		return trashPath{}, fmt.Errorf("%s: %w", path, meta.ErrNotInTrash)
+	}
+	folder, _, err := eng.Lookup(ctx, meta.TrashIno, parts[1])
+	if err != nil {
+		return trashPath{}, fmt.Errorf("%s: no such folder in the trash (%w)", path, err)
+	}
+	tp := trashPath{given: path, folder: folder}
+	if len(parts) == 3 {
+		tp.entry = parts[2]
+	}
+	return tp, nil
+}
+
+// locateTrashPath finds a PATH inside a mount's trash.
+func locateTrashPath(path string) (trashPath, inspect.Target, error) {
+	t, err := inspect.Locate(filepath.Clean(path))
+	if err != nil {
+		return trashPath{}, t, err
+	}
+	if meta.IsTrashIno(t.Ino) && t.Ino != meta.TrashIno {
+		return trashPath{given: path, folder: t.Ino}, t, nil
+	}
+	dir, err := inspect.Locate(filepath.Dir(t.Path))
+	if err != nil {
+		return trashPath{}, t, err
+	}
+	if !meta.IsTrashIno(dir.Ino) || dir.Ino == meta.TrashIno {
+		return trashPath{}, t, fmt.Errorf("%s: %w", path, meta.ErrNotInTrash)
+	}
+	return trashPath{given: path, folder: dir.Ino, entry: filepath.Base(t.Path)}, t, nil
+}
+
+// restorePlaces restores every place, printing what it restored and what
+// it skipped; skipped entries make the command fail once it is done.
+func restorePlaces(ctx context.Context, client *meta.Client, places []trashPath) error {
+	r := client.NewTrashRestorer()
+	var restored, skipped atomic.Int64
+	r.Restored = func(entry string, parent meta.Ino, name string) {
+		restored.Add(1)
+		fmt.Fprintf(os.Stdout, "restored %s as %q in directory inode %d\n", entry, name, parent)
+	}
+	r.Skipped = func(entry, reason string) {
+		skipped.Add(1)
+		fmt.Fprintf(os.Stdout, "skipped %s: %s\n", entry, reason)
+	}
+	bar := startProgress("restored", func() (uint64, uint64) { return uint64(restored.Load()), 0 })
+	var err error
+	for _, p := range places {
+		if p.entry == "" {
+			err = r.RestoreFolder(ctx, p.folder)
+		} else {
+			err = r.Restore(ctx, p.folder, p.entry)
+		}
+		if errors.Is(err, meta.ErrNotFound) {
+			err = fmt.Errorf("%s: not in the trash (restored already, or purged)", p.given)
+		}
+		if err != nil {
+			break
+		}
+	}
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if n := skipped.Load(); n > 0 {
+		return fmt.Errorf("skipped %d entries (listed above); they stay in the trash", n)
+	}
+	return nil
+}
