@@ -47,7 +47,7 @@ const restartSize = 64 << 10
 // server to inherit.
 func restartUnderMount(t *testing.T, metaURL string, stop, start func()) {
 	v := &volume{name: "restart", meta: metaURL}
-	cairnOK(t, append([]string{"format", v.meta, v.name}, v.storageArgs(t)...)...)
+	cairnOK(t, append([]string{"format", v.meta, v.name}, trashOff(v.storageArgs(t))...)...)
 	v.dir = filepath.Join(tempDir(t), "mnt")
 	must(t, os.Mkdir(v.dir, 0o755), "mkdir mount point")
 	v.mount(t)

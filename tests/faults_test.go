@@ -27,7 +27,7 @@ func fileVolume(t testing.TB, extra ...string) *volume {
 	t.Helper()
 	needBinary(t)
 	v := &volume{name: "file-vol", meta: newMetaURL(t), bucket: filepath.Join(tempDir(t), "bucket")}
-	cairnOK(t, append([]string{"format", v.meta, v.name, "--bucket", v.bucket}, extra...)...)
+	cairnOK(t, append([]string{"format", v.meta, v.name, "--bucket", v.bucket}, trashOff(extra)...)...)
 	v.dir = filepath.Join(tempDir(t), "mnt")
 	must(t, os.Mkdir(v.dir, 0o755), "mkdir mount point")
 	return v

@@ -26,7 +26,7 @@ func s3Volume(t testing.TB, bucket string, extra ...string) *volume {
 	v := &volume{name: "s3-vol", meta: newMetaURL(t), minio: m, bucket: m.URL(bucket)}
 	v.mountArgs = []string{"--access-key", m.AccessKey, "--secret-key", m.SecretKey}
 	args := append([]string{"format", v.meta, v.name, "--storage", "s3", "--bucket", v.bucket}, v.mountArgs...)
-	cairnOK(t, append(args, extra...)...)
+	cairnOK(t, append(args, trashOff(extra)...)...)
 	v.dir = filepath.Join(tempDir(t), "mnt")
 	must(t, os.Mkdir(v.dir, 0o755), "mkdir mount point")
 	return v

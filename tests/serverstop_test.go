@@ -78,7 +78,7 @@ func TestServerStopsUnderMount(t *testing.T) {
 func localVolume(t testing.TB, metaURL string) *volume {
 	t.Helper()
 	v := &volume{name: "serverstop", meta: metaURL, bucket: filepath.Join(tempDir(t), "bucket")}
-	cairnOK(t, "format", v.meta, v.name, "--bucket", v.bucket)
+	cairnOK(t, append([]string{"format", v.meta, v.name, "--bucket", v.bucket}, trashOff(nil)...)...)
 	v.dir = filepath.Join(tempDir(t), "mnt")
 	must(t, os.Mkdir(v.dir, 0o755), "mkdir mount point")
 	return v

@@ -194,3 +194,13 @@ func TestTrashBadInput(t *testing.T) {
 		t.Errorf("the directory outside the mount after rmr refused it: %v", err)
 	}
 }
+
+// TestTrashDaysDefault: a new volume keeps a trash of one day unless told.
+func TestTrashDaysDefault(t *testing.T) {
+	needBinary(t)
+	metaURL := newMetaURL(t)
+	cairnOK(t, "format", metaURL, "vol-a", "--bucket", filepath.Join(tempDir(t), "bucket"))
+	if out := cairnOK(t, "config", metaURL); !strings.Contains(out, `"trash_days":1`) {
+		t.Errorf("settings of a volume formatted without --trash-days: %s, want trash_days 1", out)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -58,24 +57,32 @@ func needMount(t testing.TB) {
 }
 
 // formatVolume formats a volume on a fresh database of the engine under
-// test, with extra flags for 'cairn format', and does not mount it. The
-// trash is off unless extra sets --trash-days: most tests check that a
-// deletion frees space and inodes at once.
+// test, with extra flags for 'cairn format' (the trash off unless they
+// say otherwise, see trashOff), and does not mount it.
 func formatVolume(t testing.TB, extra ...string) *volume {
 	t.Helper()
 	needBinary(t)
 	v := &volume{name: "test-vol", meta: newMetaURL(t)}
 	args := append([]string{"format", v.meta, v.name}, v.storageArgs(t)...)
-	if !slices.Contains(extra, "--trash-days") {
-		args = append(args, "--trash-days", "0")
-	}
-	args = append(args, extra...)
+	args = append(args, trashOff(extra)...)
 	cairnOK(t, args...)
 	v.dir = filepath.Join(tempDir(t), "mnt")
 	if err := os.Mkdir(v.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// trashOff is the format flags extra with the trash turned off unless
+// extra sets --trash-days: most tests check that a deletion frees space,
+// inodes and blocks at once.
+func trashOff(extra []string) []string {
+	for _, a := range extra {
+		if a == "--trash-days" || strings.HasPrefix(a, "--trash-days=") {
+			return extra
+		}
+	}
+	return append([]string{"--trash-days", "0"}, extra...)
 }
 
 // newVolume formats a volume and mounts it.
