@@ -200,7 +200,7 @@ func TestTrashDaysDefault(t *testing.T) {
 	needBinary(t)
 	metaURL := newMetaURL(t)
 	cairnOK(t, "format", metaURL, "vol-a", "--bucket", filepath.Join(tempDir(t), "bucket"))
-	if out := cairnOK(t, "config", metaURL); !strings.Contains(out, `"trash_days":1`) {
+	if out := cairnOK(t, "config", metaURL); !strings.Contains(out, `"trash_days": 1,`) {
 		t.Errorf("settings of a volume formatted without --trash-days: %s, want trash_days 1", out)
 	}
 }
