@@ -133,6 +133,24 @@ func (c *Client) trashFolderOrOff(ctx context.Context) (Ino, bool, error) {
 	return hour, err == nil, err
 }
 
+// intoTrash runs move with the current hour folder, made sure of. The
+// folder this client remembers may have been purged by another client
+// (a --trash-days lowered to 0): on ErrNotFound it makes sure again and
+// runs move once more. ok is false when the trash turned out to be off.
+func (c *Client) intoTrash(ctx context.Context, move func(hour Ino) error) (ok bool, err error) {
+	for attempt := 0; ; attempt++ {
+		hour, ok, err := c.trashFolderOrOff(ctx)
+		if err != nil || !ok {
+			return false, err
+		}
+		err = move(hour)
+		if !errors.Is(err, ErrNotFound) || attempt == 1 {
+			return true, err
+		}
+		c.trash.hour.CompareAndSwap(uint64(hour), 0)
+	}
+}
+
 // Unlink removes a non-directory. With the trash on, a file with one
 // link is moved into the trash instead (one atomic Rename); otherwise an
 // inode that lost its last link is released now, or on its last local
@@ -148,15 +166,16 @@ func (c *Client) Unlink(ctx context.Context, cred Cred, parent Ino, name string)
 	if err != nil || a.IsDir() || a.Nlink != 1 {
 		return c.unlink(ctx, cred, parent, name)
 	}
-	hour, ok, err := c.trashFolderOrOff(ctx)
-	if err != nil || !ok {
-		if err != nil {
+	var moved Ino
+	var attr Attr
+	ok, err := c.intoTrash(ctx, func(hour Ino) (err error) {
+		moved, attr, _, err = c.rename(ctx, cred, parent, name, hour, TrashEntryName(parent, ino, name), RenameNoReplace)
+		return err
+	})
+	if !ok || errors.Is(err, ErrExists) {
+		if err != nil && !errors.Is(err, ErrExists) {
 			return 0, Attr{}, err
 		}
-		return c.unlink(ctx, cred, parent, name)
-	}
-	moved, attr, _, err := c.rename(ctx, cred, parent, name, hour, TrashEntryName(parent, ino, name), RenameNoReplace)
-	if errors.Is(err, ErrExists) {
 		return c.unlink(ctx, cred, parent, name)
 	}
 	if err != nil {
@@ -171,6 +190,9 @@ func (c *Client) Unlink(ctx context.Context, cred Cred, parent Ino, name string)
 // permission on the parent remove it, but a move needs write permission
 // on the directory itself) is removed for good.
 func (c *Client) Rmdir(ctx context.Context, cred Cred, parent Ino, name string) error {
+	if parent == RootIno && name == TrashName {
+		return ErrNotPermitted
+	}
 	if keep, err := c.keeping(ctx, parent); err != nil || !keep {
 		if err != nil {
 			return err
@@ -184,15 +206,11 @@ func (c *Client) Rmdir(ctx context.Context, cred Cred, parent Ino, name string) 
 	if es, err := c.eng.Readdir(ctx, ino, "", 1, false); err != nil || len(es) > 0 {
 		return c.rmdir(ctx, cred, parent, name)
 	}
-	hour, ok, err := c.trashFolderOrOff(ctx)
-	if err != nil || !ok {
-		if err != nil {
-			return err
-		}
-		return c.rmdir(ctx, cred, parent, name)
-	}
-	_, _, _, err = c.rename(ctx, cred, parent, name, hour, TrashEntryName(parent, ino, name), RenameNoReplace)
-	if errors.Is(err, ErrAccess) || errors.Is(err, ErrNotPermitted) || errors.Is(err, ErrExists) {
+	ok, err := c.intoTrash(ctx, func(hour Ino) error {
+		_, _, _, err := c.rename(ctx, cred, parent, name, hour, TrashEntryName(parent, ino, name), RenameNoReplace)
+		return err
+	})
+	if !ok || errors.Is(err, ErrAccess) || errors.Is(err, ErrNotPermitted) || errors.Is(err, ErrExists) {
 		return c.rmdir(ctx, cred, parent, name)
 	}
 	return err
@@ -223,15 +241,14 @@ func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	if src, _, err := c.eng.Lookup(ctx, srcParent, srcName); err != nil || src == victim {
 		return c.rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
 	}
-	hour, ok, err := c.trashFolderOrOff(ctx)
-	if err != nil || !ok {
-		if err != nil {
-			return 0, Attr{}, 0, err
-		}
-		return c.rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
-	}
 	kept := TrashEntryName(dstParent, victim, dstName)
-	if _, err := c.eng.Link(ctx, RootCred, victim, hour, kept); err != nil {
+	var hour Ino
+	ok, err := c.intoTrash(ctx, func(h Ino) error {
+		hour = h
+		_, err := c.eng.Link(ctx, RootCred, victim, hour, kept)
+		return err
+	})
+	if !ok || err != nil {
 		return c.rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
 	}
 	c.attrs.drop(victim, hour)
@@ -274,12 +291,8 @@ func (c *Client) MoveToTrash(ctx context.Context, cred Cred, parent Ino, name st
 	if err != nil {
 		return false, err
 	}
-	hour, ok, err := c.trashFolderOrOff(ctx)
-	if err != nil || !ok {
-		return false, err
-	}
-	if _, _, _, err := c.rename(ctx, cred, parent, name, hour, TrashEntryName(parent, ino, name), RenameNoReplace); err != nil {
-		return false, err
-	}
-	return true, nil
+	return c.intoTrash(ctx, func(hour Ino) error {
+		_, _, _, err := c.rename(ctx, cred, parent, name, hour, TrashEntryName(parent, ino, name), RenameNoReplace)
+		return err
+	})
 }

@@ -2,6 +2,7 @@ package meta
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -27,7 +28,7 @@ func (c *Client) RemoveTree(ctx context.Context, cred Cred, parent Ino, name str
 	if err := r.failure(); err != nil {
 		return err
 	}
-	if err := c.rmdir(ctx, cred, parent, name); err != nil {
+	if err := c.rmdir(ctx, cred, parent, name); err != nil && !errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("remove directory %q: %w", name, err)
 	}
 	removed.Add(1)
@@ -115,6 +116,9 @@ func (r *treeRemoval) remove(ctx context.Context, dir Ino, e Entry, isDir bool) 
 		err = r.c.rmdir(ctx, r.cred, dir, e.Name)
 	} else {
 		_, _, err = r.c.unlink(ctx, r.cred, dir, e.Name)
+	}
+	if errors.Is(err, ErrNotFound) {
+		return // removed by someone else meanwhile, as rm -rf allows
 	}
 	if err != nil {
 		r.fail(fmt.Errorf("remove %q in directory %d: %w", e.Name, dir, err))

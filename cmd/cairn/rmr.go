@@ -54,6 +54,9 @@ func rmr(ctx context.Context, path string, workers int) error {
 	if t.Path == t.MountPoint {
 		return fmt.Errorf("%s is the root of its mount: remove what is in it instead", path)
 	}
+	if t.Ino == meta.TrashIno {
+		return fmt.Errorf("%s is the trash, which stays: remove its hour folders, or empty it with 'cairn config META-URL --trash-days 0'", path)
+	}
 	dir, err := inspect.Locate(filepath.Dir(t.Path))
 	if err != nil {
 		return err

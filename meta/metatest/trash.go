@@ -16,6 +16,7 @@ func trashTests() []test {
 		{"Trash/KeepRestoreExpire", testTrashKeepRestoreExpire},
 		{"Trash/Refusals", testTrashRefusals},
 		{"Trash/Off", testTrashOff},
+		{"Trash/PurgedFolder", testTrashPurgedFolder},
 		{"Trash/RemoveTree", testRemoveTree},
 	}
 }
@@ -244,4 +245,25 @@ func testRemoveTree(x *env) {
 	if u := x.usage(); u != base {
 		x.t.Errorf("Usage after RemoveTree = %+v, want %+v", u, base)
 	}
+}
+
+// testTrashPurgedFolder: the hour folder a client remembers may be purged
+// under it (--trash-days lowered to 0 elsewhere); its next deletion still
+// goes to the trash.
+func testTrashPurgedFolder(x *env) {
+	now := time.Now()
+	c := x.trashClient(1, &now)
+	x.create(meta.RootIno, "a")
+	b := x.create(meta.RootIno, "b")
+	_, _, err := c.Unlink(x.ctx, meta.RootCred, meta.RootIno, "a")
+	x.must(err, "Unlink a")
+	c.SetTrashDays(0)
+	_, err = c.PurgeTrash(x.ctx, now)
+	x.must(err, "PurgeTrash with the trash off")
+	c.SetTrashDays(1)
+	_, _, err = c.Unlink(x.ctx, meta.RootCred, meta.RootIno, "b")
+	x.must(err, "Unlink b after the hour folder was purged")
+	_, hour := meta.TrashHour(now)
+	x.lookup(hour, meta.TrashEntryName(meta.RootIno, b, "b"))
+	x.want(meta.ErrNotPermitted, c.Rmdir(x.ctx, meta.RootCred, meta.RootIno, meta.TrashName), "Rmdir of the trash")
 }
