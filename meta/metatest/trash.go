@@ -257,13 +257,21 @@ func testTrashPurgedFolder(x *env) {
 	b := x.create(meta.RootIno, "b")
 	_, _, err := c.Unlink(x.ctx, meta.RootCred, meta.RootIno, "a")
 	x.must(err, "Unlink a")
-	c.SetTrashDays(0)
-	_, err = c.PurgeTrash(x.ctx, now)
-	x.must(err, "PurgeTrash with the trash off")
-	c.SetTrashDays(1)
+	other := meta.NewClient(x.e, meta.ClientConfig{Heartbeat: time.Hour})
+	x.must(other.Start(x.ctx), "Start another client")
+	defer other.Close(x.ctx)
+	other.SetTrashDays(0)
+	_, err = other.PurgeTrash(x.ctx, now)
+	x.must(err, "PurgeTrash with the trash off, by another client")
+	x.gone(meta.TrashIno, hourName(now))
 	_, _, err = c.Unlink(x.ctx, meta.RootCred, meta.RootIno, "b")
 	x.must(err, "Unlink b after the hour folder was purged")
 	_, hour := meta.TrashHour(now)
 	x.lookup(hour, meta.TrashEntryName(meta.RootIno, b, "b"))
 	x.want(meta.ErrNotPermitted, c.Rmdir(x.ctx, meta.RootCred, meta.RootIno, meta.TrashName), "Rmdir of the trash")
+}
+
+func hourName(t time.Time) string {
+	name, _ := meta.TrashHour(t)
+	return name
 }
