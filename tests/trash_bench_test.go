@@ -55,7 +55,7 @@ func BenchmarkTrashPurge(b *testing.B) {
 		v := formatVolume(b, "--trash-days", "1")
 		v.mount(b)
 		makeTree(b, v.path("tree"), 100, 200)
-		cairnOK(b, "rmr", v.path("tree"))
+		v.onMountOK(b, "rmr", v.path("tree"))
 		out := cairnOK(b, "config", v.meta, "--trash-days", "0")
 		m := purgeReport.FindStringSubmatch(out)
 		if m == nil {
@@ -80,7 +80,7 @@ func BenchmarkRmr(b *testing.B) {
 		makeTree(b, v.path("a"), 100, 200)
 		makeTree(b, v.path("b"), 100, 200)
 		start := time.Now()
-		cairnOK(b, "rmr", v.path("a"))
+		v.onMountOK(b, "rmr", v.path("a"))
 		rmr := time.Since(start)
 		start = time.Now()
 		if out, err := exec.Command("rm", "-rf", v.path("b")).CombinedOutput(); err != nil {

@@ -56,6 +56,17 @@ func (k keptFile) same(o keptFile) bool {
 	return bytes.Equal(k.data, o.data) && k.mode == o.mode && k.uid == o.uid && k.gid == o.gid && k.mtime == o.mtime && k.xattr == o.xattr
 }
 
+// onMountOK runs a cairn command that finds the volume through a mount
+// (which reports its URL without the password) and must succeed.
+func (v *volume) onMountOK(t testing.TB, args ...string) string {
+	t.Helper()
+	r := runCairnEnv(t, v.passwordEnv(), args...)
+	if r.code != 0 {
+		t.Fatalf("cairn %s: exit %d\nstderr: %s\nstdout: %s", strings.Join(args, " "), r.code, r.stderr, r.stdout)
+	}
+	return r.stdout
+}
+
 // trashEntry finds the entry of the trash whose name ends in -name, and
 // returns its path inside the mount.
 func trashEntry(t *testing.T, v *volume, name string) string {
@@ -98,7 +109,7 @@ func TestTrash(t *testing.T) {
 	must(t, os.Rename(v.path("d", "new"), v.path("d", "victim")), "rename d/new over d/victim")
 	must(t, os.Remove(v.path("p", "q")), "rm p/q")
 	must(t, os.Remove(v.path("p")), "rmdir p")
-	cairnOK(t, "rmr", v.path("tree"))
+	v.onMountOK(t, "rmr", v.path("tree"))
 	for _, gone := range []string{"d/f", "p", "tree"} {
 		if _, err := os.Lstat(v.path(gone)); !os.IsNotExist(err) {
 			t.Errorf("%s after its removal: %v, want ENOENT", gone, err)
@@ -136,7 +147,7 @@ func TestTrash(t *testing.T) {
 	// Restore through the mount: f; q, which brings back p from the trash
 	// first; the tree. victim's name is taken by the file that replaced
 	// it: skipped, and restored once the name is free.
-	cairnOK(t, "restore", entryF, trashEntry(t, v, "q"), trashEntry(t, v, "tree"))
+	v.onMountOK(t, "restore", entryF, trashEntry(t, v, "q"), trashEntry(t, v, "tree"))
 	r := runCairn(t, "restore", v.meta, strings.TrimPrefix(trashEntry(t, v, "victim"), v.dir))
 	if r.code == 0 || !strings.Contains(r.stdout, "skipped") {
 		t.Errorf("restore over an existing name: exit %d, stdout %q; want a failure that names what it skipped", r.code, r.stdout)
@@ -166,7 +177,7 @@ func TestTrash(t *testing.T) {
 	if u := status(t, v.meta).Usage; u.UsedSpace >= after.UsedSpace {
 		t.Errorf("usage after the purge %+v, want less space than with f kept (%+v)", u, after)
 	}
-	wantUserError(t, runCairn(t, "restore", gone), gone)
+	wantUserError(t, runCairnEnv(t, v.passwordEnv(), "restore", gone), gone)
 	wantUserError(t, runCairn(t, "restore", v.meta, strings.TrimPrefix(gone, v.dir)), "trash")
 }
 
