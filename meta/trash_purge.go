@@ -71,13 +71,16 @@ func (c *Client) trashJob(stop <-chan struct{}) {
 			case <-ctx.Done():
 			}
 		}()
-		if err := c.runTrashJob(ctx); err != nil && ctx.Err() == nil {
+		if err := c.TrashJob(ctx); err != nil && ctx.Err() == nil {
 			slog.Warn("trash job", "err", err)
 		}
 	}()
 }
 
-func (c *Client) runTrashJob(ctx context.Context) error {
+// TrashJob is one run of the trash's background job: it reads the
+// volume's TrashDays again and, when this client's session leads, purges
+// what expired by the client's clock.
+func (c *Client) TrashJob(ctx context.Context) error {
 	c.loadTrashDays(ctx)
 	sessions, err := c.eng.ListSessions(ctx)
 	if err != nil {
