@@ -86,7 +86,9 @@ func (c *checker) record(r *meta.DumpRecord) error {
 		if !c.present.add(uint64(r.Ino)) {
 			return fmt.Errorf("inode %d appears twice", r.Ino)
 		}
-		c.maxIno = max(c.maxIno, uint64(r.Ino))
+		if !meta.IsTrashIno(r.Ino) { // the trash's folders have numbers of their own
+			c.maxIno = max(c.maxIno, uint64(r.Ino))
+		}
 	case meta.DumpEntry:
 		if err := checkName(r.Name); err != nil {
 			return fmt.Errorf("entry %q in directory %d: %w", r.Name, r.Ino, err)

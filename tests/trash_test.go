@@ -129,6 +129,12 @@ func TestTrash(t *testing.T) {
 	if after.UsedSpace != before.UsedSpace || after.UsedInodes < before.UsedInodes+2 {
 		t.Errorf("usage after the deletions = %+v, want the space of before (%+v) and its inodes plus the trash's folders", after, before)
 	}
+	// A dump of a volume with a trash loads (the trash's folders have
+	// inode numbers of their own, far above the volume's next inode).
+	dumpFile := filepath.Join(tempDir(t), "dump.json")
+	cairnOK(t, "dump", v.meta, dumpFile)
+	cairnOK(t, "load", newMetaURL(t), dumpFile)
+
 	entryF := trashEntry(t, v, "f")
 	hour := filepath.Dir(entryF)
 	if err := os.WriteFile(filepath.Join(hour, "new"), nil, 0o644); !errors.Is(err, syscall.EPERM) {
