@@ -69,6 +69,9 @@ func (r *treeRemoval) removeDir(ctx context.Context, dir Ino) {
 	after := ""
 	for ctx.Err() == nil {
 		es, err := r.c.eng.Readdir(ctx, dir, after, 1000, false)
+		if errors.Is(err, ErrNotFound) {
+			return // removed by someone else meanwhile (another purge)
+		}
 		if err != nil {
 			r.fail(fmt.Errorf("list directory %d: %w", dir, err))
 			return

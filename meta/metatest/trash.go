@@ -17,6 +17,7 @@ func trashTests() []test {
 		{"Trash/Refusals", testTrashRefusals},
 		{"Trash/Off", testTrashOff},
 		{"Trash/PurgedFolder", testTrashPurgedFolder},
+		{"Trash/ConcurrentPurge", testTrashConcurrentPurge},
 		{"Trash/RemoveTree", testRemoveTree},
 	}
 }
@@ -274,4 +275,42 @@ func testTrashPurgedFolder(x *env) {
 func hourName(t time.Time) string {
 	name, _ := meta.TrashHour(t)
 	return name
+}
+
+// testTrashConcurrentPurge: two clients purging the same trash at once
+// (a mount's job and 'cairn config --trash-days 0') both succeed, and
+// nothing is left.
+func testTrashConcurrentPurge(x *env) {
+	now := time.Now()
+	c := x.trashClient(1, &now)
+	base := x.usage()
+	top := x.mkdir(meta.RootIno, "top")
+	for i := range 6 {
+		d := x.mkdir(top, fmt.Sprint("d", i))
+		for j := range 40 {
+			x.create(d, fmt.Sprint("f", j))
+		}
+	}
+	moved, err := c.MoveToTrash(x.ctx, meta.RootCred, meta.RootIno, "top")
+	if err != nil || !moved {
+		x.t.Fatalf("MoveToTrash of a tree = %v, %v", moved, err)
+	}
+	other := meta.NewClient(x.e, meta.ClientConfig{Heartbeat: time.Hour})
+	x.must(other.Start(x.ctx), "Start another client")
+	defer other.Close(x.ctx)
+	errs := make(chan error, 2)
+	for _, cl := range []*meta.Client{c, other} {
+		cl.SetTrashDays(0)
+		go func() {
+			_, err := cl.PurgeTrash(x.ctx, now)
+			errs <- err
+		}()
+	}
+	for range 2 {
+		x.must(<-errs, "PurgeTrash by two clients at once")
+	}
+	x.gone(meta.TrashIno, hourName(now))
+	if u := x.usage(); u.Space != base.Space || u.Inodes != base.Inodes+1 {
+		x.t.Errorf("Usage after two purges = %+v, want %+v plus the trash itself", u, base)
+	}
 }
