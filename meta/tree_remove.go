@@ -21,7 +21,7 @@ func (c *Client) RemoveTree(ctx context.Context, cred Cred, parent Ino, name str
 	if removed == nil {
 		removed = new(atomic.Int64)
 	}
-	r := &treeRemoval{c: c, cred: cred, slots: make(chan struct{}, max(workers, 1)), removed: removed}
+	r := &treeRemoval{c: c, cred: cred, slots: make(chan struct{}, max(workers, 1)), removed: removed, retries: c.eng.Stats().Retries}
 	ctx, r.cancel = context.WithCancel(ctx)
 	defer r.cancel()
 	r.removeDir(ctx, dir)
@@ -41,6 +41,15 @@ type treeRemoval struct {
 	slots   chan struct{} // one per removal in flight
 	removed *atomic.Int64
 	cancel  context.CancelFunc
+
+	// Engines with optimistic transactions (etcd, TiKV, Badger) retry
+	// removals that race in one directory, since each changes the
+	// directory's attributes; past a first sample with many retries, the
+	// names of one directory are removed one after another (directories
+	// still in parallel).
+	retries uint64 // the engine's retry count at the start
+	done    atomic.Int64
+	serial  atomic.Bool
 
 	mu  sync.Mutex
 	err error
@@ -98,6 +107,11 @@ func (r *treeRemoval) removeDir(ctx context.Context, dir Ino) {
 				}()
 				continue
 			}
+			if r.serial.Load() {
+				r.remove(ctx, dir, e, false)
+				wg.Done()
+				continue
+			}
 			select {
 			case r.slots <- struct{}{}:
 			case <-ctx.Done():
@@ -128,4 +142,10 @@ func (r *treeRemoval) remove(ctx context.Context, dir Ino, e Entry, isDir bool) 
 		return
 	}
 	r.removed.Add(1)
+	if r.done.Add(1) == retrySample && r.c.eng.Stats().Retries-r.retries > retrySample/2 {
+		r.serial.Store(true)
+	}
 }
+
+// retrySample is how many removals pass before the retry count is read.
+const retrySample = 64
