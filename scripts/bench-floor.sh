@@ -30,7 +30,7 @@ bench() { # bench ENGINE META-URL [cairn bench flags...]
 	local e=$1 url=$2 d=$W/$1
 	shift 2
 	mkdir -p "$d/mnt"
-	"$B" format "$url" "floor-$e" --bucket "$d/blocks" >/dev/null
+	"$B" format "$url" "floor-$e" --bucket "$d/blocks" --trash-days 0 >/dev/null # unlink as the floor counts it, not a move into the trash
 	"$B" mount "$url" "$d/mnt" -d --cache-dir "$d/cache" --log "$d/mount.log"
 	echo "== $e (load $(cut -d' ' -f1-3 /proc/loadavg))"
 	"$B" bench "$d/mnt" --floor "$@"

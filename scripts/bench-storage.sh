@@ -22,9 +22,9 @@ cleanup() {
 }
 trap cleanup EXIT
 until curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/ | grep -q 403; do sleep 0.1; done
-"$B" format "sqlite3://$W/file.db" bench-file --bucket "$W/bucket" >/dev/null
-"$B" format "sqlite3://$W/s3.db" bench-s3 --storage s3 --bucket http://127.0.0.1:$PORT/bench-s3 >/dev/null
-"$B" format "sqlite3://$W/s3wb.db" bench-s3wb --storage s3 --bucket http://127.0.0.1:$PORT/bench-s3wb >/dev/null
+"$B" format "sqlite3://$W/file.db" bench-file --bucket "$W/bucket" --trash-days 0 >/dev/null
+"$B" format "sqlite3://$W/s3.db" bench-s3 --storage s3 --bucket http://127.0.0.1:$PORT/bench-s3 --trash-days 0 >/dev/null
+"$B" format "sqlite3://$W/s3wb.db" bench-s3wb --storage s3 --bucket http://127.0.0.1:$PORT/bench-s3wb --trash-days 0 >/dev/null
 "$B" mount "sqlite3://$W/file.db" "$W/mnt-file" -d --cache-dir "$W/cache-file"
 "$B" mount "sqlite3://$W/s3.db" "$W/mnt-s3" -d --cache-dir "$W/cache-s3"
 "$B" mount "sqlite3://$W/s3wb.db" "$W/mnt-s3wb" -d --cache-dir "$W/cache-s3wb" --writeback
