@@ -8,64 +8,22 @@ import (
 	"cairn/meta"
 )
 
-// bitmap is a set of numbers in pages of 65,536 bits, so that a volume's
-// inode numbers (dense, from counters) cost about a bit each.
-type bitmap map[uint64]*[1024]uint64
-
-func (b bitmap) add(n uint64) (added bool) {
-	page := b[n>>16]
-	if page == nil {
-		page = new([1024]uint64)
-		b[n>>16] = page
-	}
-	word, bit := (n>>6)&1023, uint64(1)<<(n&63)
-	if page[word]&bit != 0 {
-		return false
-	}
-	page[word] |= bit
-	return true
-}
-
-func (b bitmap) has(n uint64) bool {
-	page := b[n>>16]
-	return page != nil && page[(n>>6)&1023]&(uint64(1)<<(n&63)) != 0
-}
-
-// missing returns a number of b that other lacks, if any.
-func (b bitmap) missing(other bitmap) (uint64, bool) {
-	for key, page := range b {
-		theirs := other[key]
-		for w, bits := range page {
-			if theirs != nil {
-				bits &^= theirs[w]
-			}
-			for bit := 0; bits != 0; bit++ {
-				if bits&1 != 0 {
-					return key<<16 | uint64(w)<<6 | uint64(bit), true
-				}
-				bits >>= 1
-			}
-		}
-	}
-	return 0, false
-}
-
 // checker holds a dump to the rules a load relies on, record by record
 // and, in finish, as a whole; memory is a bit or two per inode.
 type checker struct {
-	present  bitmap // inodes with an inode record
-	named    bitmap // inodes other records name
+	present  meta.PagedIDSet // inodes with an inode record
+	named    meta.PagedIDSet // inodes other records name
 	maxIno   uint64
 	maxSlice uint64
 }
 
-func newChecker() *checker { return &checker{present: bitmap{}, named: bitmap{}} }
+func newChecker() *checker { return &checker{present: meta.NewPagedIDSet(), named: meta.NewPagedIDSet()} }
 
 func (c *checker) name(ino meta.Ino) error {
 	if ino == 0 {
 		return errors.New("names inode 0")
 	}
-	c.named.add(uint64(ino))
+	c.named.Add(uint64(ino))
 	return nil
 }
 
@@ -83,7 +41,7 @@ func (c *checker) record(r *meta.DumpRecord) error {
 		case r.Ino == meta.RootIno && a.Type != meta.TypeDirectory:
 			return errors.New("the root inode is not a directory")
 		}
-		if !c.present.add(uint64(r.Ino)) {
+		if !c.present.Add(uint64(r.Ino)) {
 			return fmt.Errorf("inode %d appears twice", r.Ino)
 		}
 		if !meta.IsTrashIno(r.Ino) { // the trash's folders have numbers of their own
@@ -145,10 +103,10 @@ func checkName(name string) error {
 
 // finish checks what only the whole dump can tell.
 func (c *checker) finish(h header) error {
-	if !c.present.has(uint64(meta.RootIno)) {
+	if !c.present.Has(uint64(meta.RootIno)) {
 		return errors.New("the dump has no root directory (inode 1)")
 	}
-	if ino, ok := c.named.missing(c.present); ok {
+	if ino, ok := c.named.Missing(c.present); ok {
 		return fmt.Errorf("inode %d is named by an entry, symlink, xattr or chunk record but has no inode record", ino)
 	}
 	if h.NextInode <= c.maxIno {

@@ -255,8 +255,8 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 	out := &batch{ctx: ctx, store: e.store, limit: limit}
 	defer out.wait()
 	k := e.k
-	refs := map[uint64]uint64{}
-	var usage usageDelta
+	tally := meta.NewRestoreTally()
+	firstRef := func(s meta.Slice) error { return out.put(k.ref(s.ID), u64(1)) }
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -265,13 +265,12 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 		if err != nil {
 			return err
 		}
+		if err := tally.Record(rec, firstRef); err != nil {
+			return err
+		}
 		switch rec.Kind {
 		case meta.DumpInode:
 			err = out.put(k.attr(rec.Ino), encodeAttr(&rec.Attr))
-			usage.inodes++
-			if rec.Attr.Type == meta.TypeFile {
-				usage.space += int64((rec.Attr.Length + 4095) &^ 4095)
-			}
 		case meta.DumpEntry:
 			err = out.put(k.entry(rec.Ino, rec.Name), encodeEntry(rec.Type, rec.Child))
 		case meta.DumpSymlink:
@@ -279,11 +278,6 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 		case meta.DumpXattr:
 			err = out.put(k.xattr(rec.Ino, rec.Name), encodeXattr(rec.Value))
 		case meta.DumpChunk:
-			for _, s := range rec.Slices {
-				if s.ID != 0 {
-					refs[s.ID]++
-				}
-			}
 			err = out.put(k.chunk(rec.Ino, rec.Index), meta.EncodeSliceRecords(rec.Slices))
 		case meta.DumpDeadSlice:
 			err = out.put(k.dead(rec.Slice.ID), u32(rec.Slice.Size))
@@ -294,11 +288,12 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 			return err
 		}
 	}
-	for id, n := range refs {
-		if err := out.put(k.ref(id), u64(n)); err != nil {
-			return err
-		}
+	err := tally.Shared(func(s meta.SharedSlice) error { return out.put(k.ref(s.ID), u64(s.Refs)) })
+	if err != nil {
+		return err
 	}
+	total := tally.Usage()
+	usage := usageDelta{space: int64(total.Space), inodes: int64(total.Inodes)}
 	h := r.Header()
 	if h.Format.Version > meta.FormatVersion {
 		return fmt.Errorf("the dump's volume has format version %d, newer than this cairn understands (%d): upgrade cairn", h.Format.Version, meta.FormatVersion)

@@ -332,8 +332,11 @@ func (p *restorePipe) flush() error {
 
 func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 	p := &restorePipe{ctx: ctx, pipe: e.rdb.Pipeline()}
-	refs := map[uint64]int64{}
-	var space, inodes int64
+	tally := meta.NewRestoreTally()
+	firstRef := func(s meta.Slice) error {
+		p.pipe.HSet(ctx, e.prefix+":refs", strconv.FormatUint(s.ID, 10), 1)
+		return p.added()
+	}
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -342,14 +345,13 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 		if err != nil {
 			return err
 		}
+		if err := tally.Record(rec, firstRef); err != nil {
+			return err
+		}
 		ino := uint64(rec.Ino)
 		switch rec.Kind {
 		case meta.DumpInode:
 			p.pipe.Set(ctx, e.key("i", ino), encodeAttr(&rec.Attr), 0)
-			inodes++
-			if rec.Attr.Type == meta.TypeFile {
-				space += int64((rec.Attr.Length + 4095) &^ 4095)
-			}
 		case meta.DumpEntry:
 			member := binary.BigEndian.AppendUint64(append(append([]byte(rec.Name), 0), byte(rec.Type)), uint64(rec.Child))
 			p.pipe.ZAdd(ctx, e.key("d", ino), goredis.Z{Score: 0, Member: member})
@@ -361,9 +363,6 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 			list := make([]any, len(rec.Slices))
 			for i, s := range rec.Slices {
 				list[i] = meta.AppendSliceRecord(nil, s)
-				if s.ID != 0 {
-					refs[s.ID]++
-				}
 			}
 			if len(list) > 0 {
 				p.pipe.RPush(ctx, fmt.Sprintf("%s:c%d:%d", e.prefix, ino, rec.Index), list...)
@@ -378,18 +377,20 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 			return err
 		}
 	}
-	for id, n := range refs {
-		p.pipe.HSet(ctx, e.prefix+":refs", strconv.FormatUint(id, 10), n)
-		if err := p.added(); err != nil {
-			return err
-		}
+	err := tally.Shared(func(s meta.SharedSlice) error {
+		p.pipe.HSet(ctx, e.prefix+":refs", strconv.FormatUint(s.ID, 10), s.Refs)
+		return p.added()
+	})
+	if err != nil {
+		return err
 	}
+	usage := tally.Usage()
 	h := r.Header()
 	settings, err := json.Marshal(h.Format)
 	if err != nil {
 		return fmt.Errorf("encode volume settings: %w", err)
 	}
-	p.pipe.HSet(ctx, e.prefix+":usage", "space", space, "inodes", inodes)
+	p.pipe.HSet(ctx, e.prefix+":usage", "space", usage.Space, "inodes", usage.Inodes)
 	p.pipe.HSet(ctx, e.prefix+":quota", "space", h.Format.Capacity, "inodes", h.Format.Inodes)
 	p.pipe.Set(ctx, e.prefix+":nextino", h.NextInode-1, 0)
 	p.pipe.Set(ctx, e.prefix+":nextslice", h.NextSlice-1, 0)

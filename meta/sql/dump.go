@@ -325,9 +325,8 @@ func (c *conn) restore(r meta.DumpReader) error {
 	chunks := c.bulk("cairn_chunk", "ino", "idx", "slices")
 	dead := c.bulk("cairn_dead", "id", "size")
 	refs := c.bulk("cairn_sliceref", "id", "size", "refs")
-	type ref struct{ size, count uint32 }
-	counts := map[uint64]ref{}
-	var space, inodes int64
+	tally := meta.NewRestoreTally()
+	firstRef := func(s meta.Slice) error { return refs.add(int64(s.ID), int64(s.Size), int64(1)) }
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -336,12 +335,13 @@ func (c *conn) restore(r meta.DumpReader) error {
 		if err != nil {
 			return err
 		}
+		if err := tally.Record(rec, firstRef); err != nil {
+			return err
+		}
 		ino := int64(rec.Ino)
 		switch rec.Kind {
 		case meta.DumpInode:
 			err = nodes.add(append([]any{ino}, attrArgs(&rec.Attr)...)...)
-			space += spaceOf(&rec.Attr)
-			inodes++
 		case meta.DumpEntry:
 			err = edges.add(ino, nameArg(rec.Name), int64(rec.Child), int64(rec.Type))
 		case meta.DumpSymlink:
@@ -352,9 +352,6 @@ func (c *conn) restore(r meta.DumpReader) error {
 			blob := make([]byte, 0, len(rec.Slices)*meta.SliceRecordSize)
 			for _, s := range rec.Slices {
 				blob = meta.AppendSliceRecord(blob, s)
-				if s.ID != 0 {
-					counts[s.ID] = ref{size: s.Size, count: counts[s.ID].count + 1}
-				}
 			}
 			err = chunks.add(ino, int64(rec.Index), blob)
 		case meta.DumpDeadSlice:
@@ -366,16 +363,20 @@ func (c *conn) restore(r meta.DumpReader) error {
 			return err
 		}
 	}
-	for id, n := range counts {
-		if err := refs.add(int64(id), int64(n.size), int64(n.count)); err != nil {
-			return err
-		}
-	}
 	for _, b := range []*bulkInsert{nodes, edges, symlinks, xattrs, chunks, dead, refs} {
 		if err := b.flush(); err != nil {
 			return err
 		}
 	}
+	err := tally.Shared(func(s meta.SharedSlice) error {
+		_, err := c.execCount("UPDATE cairn_sliceref SET refs = ? WHERE id = ?", int64(s.Refs), int64(s.ID))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("count shared slices: %w", err)
+	}
+	usage := tally.Usage()
+	space, inodes := int64(usage.Space), int64(usage.Inodes)
 	h := r.Header()
 	js, err := json.Marshal(h.Format)
 	if err != nil {
