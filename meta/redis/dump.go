@@ -9,7 +9,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -18,58 +17,27 @@ import (
 
 var _ meta.Dumper = (*Engine)(nil)
 
-// Redis has no snapshot a client can read from over many requests, so a
-// dump pauses every write to the server (CLIENT PAUSE WRITE, Redis 6.2 or
-// later) while it reads, and lifts the pause when done. A script that runs
-// is atomic, so the pause falls between two operations, and clients' writes
-// (and the engine's read scripts, which Redis counts as writes) wait rather
-// than fail. The pause lasts as long as the dump: about a second per
-// hundred thousand inodes. It is renewed as the dump goes and expires by
-// itself should the dumping process die.
 const (
-	pauseFor   = 30 * time.Second
-	pauseRenew = 10 * time.Second
-	dumpBatch  = 512  // inodes read per pipeline
-	dirPage    = 1024 // entries read per request
+	dumpBatch = 512  // inodes read per pipeline
+	dirPage   = 1024 // entries read per request
 )
 
-// Dump implements meta.Dumper: it walks the tree from the root, so inodes
-// that only a session's orphan list holds are left out by construction.
+// Dump implements meta.Dumper: it pauses the volume's changes (see
+// dumppause.go) and walks the tree from the root, so inodes that only a
+// session's orphan list holds are left out by construction.
 func (e *Engine) Dump(ctx context.Context, w meta.DumpWriter) error {
-	if err := e.pause(ctx); err != nil {
-		return fmt.Errorf("dump: pause writes to the Redis server %s (the dump needs CLIENT PAUSE, Redis 6.2 or later): %w", e.where, err)
+	p, err := e.pauseVolume(ctx, pauseTTL)
+	if err != nil {
+		return fmt.Errorf("dump: pause the volume's changes on %s: %w", e.where, err)
 	}
-	done := make(chan struct{})
-	renewed := make(chan struct{})
-	go func() {
-		defer close(renewed)
-		t := time.NewTicker(pauseRenew)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if err := e.pause(ctx); err != nil {
-					e.log.Warn("renew the write pause of a dump", "err", err)
-				}
-			}
-		}
-	}()
-	err := e.dump(ctx, w)
-	close(done)
-	<-renewed
-	if uerr := e.rdb.Do(context.WithoutCancel(ctx), "CLIENT", "UNPAUSE").Err(); uerr != nil && err == nil {
-		err = fmt.Errorf("lift the write pause: %w", uerr)
+	err = e.dump(ctx, w)
+	if lerr := p.lift(context.WithoutCancel(ctx)); lerr != nil && err == nil {
+		err = fmt.Errorf("lift the pause: %w", lerr)
 	}
 	if err != nil {
 		return fmt.Errorf("dump the volume on %s: %w", e.where, err)
 	}
 	return nil
-}
-
-func (e *Engine) pause(ctx context.Context) error {
-	return e.rdb.Do(ctx, "CLIENT", "PAUSE", pauseFor.Milliseconds(), "WRITE").Err()
 }
 
 // dumpWalk is the state of one dump's walk of the tree.

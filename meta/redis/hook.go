@@ -13,6 +13,7 @@ import (
 type counters struct {
 	roundTrips atomic.Uint64
 	retries    atomic.Uint64
+	pauseWaits atomic.Uint64 // scripts answered PAUSED by a dump's pause
 }
 
 type rttHook struct{ c *counters }

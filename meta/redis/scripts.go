@@ -30,8 +30,13 @@ type script struct {
 // lines on each call would cost more than the reads themselves.
 var standalone = map[string]bool{"lookup": true}
 
-// loadScripts reads every operation script; helpers (lib, perm, plock) are
-// prepended, not run on their own.
+// unpaused are the scripts that run while a dump pauses the volume: they
+// only read, or they only touch locks, which a dump leaves out. Every other
+// script starts with paused.lua, so a new one is paused unless listed here.
+var unpaused = map[string]bool{"lookup": true, "readdir": true, "getlk": true, "setlk": true, "flock": true}
+
+// loadScripts reads every operation script; helpers (lib, perm, plock,
+// paused) are prepended, not run on their own.
 func loadScripts() (map[string]*script, error) {
 	read := func(name string) (string, error) {
 		b, err := scriptFiles.ReadFile("scripts/" + name + ".lua")
@@ -49,6 +54,10 @@ func loadScripts() (map[string]*script, error) {
 	if err != nil {
 		return nil, err
 	}
+	paused, err := read("paused")
+	if err != nil {
+		return nil, err
+	}
 	entries, err := scriptFiles.ReadDir("scripts")
 	if err != nil {
 		return nil, err
@@ -56,7 +65,7 @@ func loadScripts() (map[string]*script, error) {
 	out := map[string]*script{}
 	for _, en := range entries {
 		name := strings.TrimSuffix(en.Name(), ".lua")
-		if name == "lib" || name == "perm" || name == "plock" {
+		if name == "lib" || name == "perm" || name == "plock" || name == "paused" {
 			continue
 		}
 		body, err := read(name)
@@ -69,6 +78,9 @@ func loadScripts() (map[string]*script, error) {
 			src = ""
 		case name == "getlk" || name == "setlk":
 			src += plock
+		}
+		if !unpaused[name] {
+			src = paused + src
 		}
 		out[name] = newScript(name, src+body)
 	}
@@ -105,15 +117,24 @@ func (e *Engine) callAt(ctx context.Context, name string, cred meta.Cred, now ti
 	}
 	argv := append(header(cred, now), args...)
 	keys := []string{e.prefix}
-	r, err := e.rdb.EvalSha(ctx, s.sha, keys, argv...).Result()
-	if err != nil && goredis.HasErrorPrefix(err, "NOSCRIPT") {
-		e.stats.retries.Add(1)
-		r, err = e.rdb.Eval(ctx, s.src, keys, argv...).Result()
+	var wait pauseWait
+	for {
+		r, err := e.rdb.EvalSha(ctx, s.sha, keys, argv...).Result()
+		if err != nil && goredis.HasErrorPrefix(err, "NOSCRIPT") {
+			e.stats.retries.Add(1)
+			r, err = e.rdb.Eval(ctx, s.src, keys, argv...).Result()
+		}
+		if isPaused(err) {
+			e.stats.pauseWaits.Add(1)
+			if err = wait.next(ctx); err == nil {
+				continue
+			}
+		}
+		if err != nil {
+			return nil, e.fail(name, err)
+		}
+		return r, nil
 	}
-	if err != nil {
-		return nil, e.fail(name, err)
-	}
-	return r, nil
 }
 
 // loadAll puts every script into the server's cache in one pipeline, so
