@@ -34,6 +34,7 @@ type Reader struct {
 	inodes  atomic.Uint64
 	check   *checker
 	done    bool
+	ahead   readAhead
 }
 
 var _ meta.DumpReader = (*Reader)(nil)
@@ -193,8 +194,9 @@ func (d *Reader) truncated() error {
 // Header implements meta.DumpReader.
 func (d *Reader) Header() meta.DumpHeader { return d.head.meta() }
 
-// Next implements meta.DumpReader.
-func (d *Reader) Next() (*meta.DumpRecord, error) {
+// decode reads, decodes and checks the next record into d.rec; it runs
+// on the read-ahead goroutine (readahead.go).
+func (d *Reader) decode() (*meta.DumpRecord, error) {
 	if d.done {
 		return nil, io.EOF
 	}
@@ -276,9 +278,9 @@ func (d *Reader) Progress() (inodes, expected uint64) {
 	return d.inodes.Load(), d.head.Usage.Inodes
 }
 
-// Close releases the decompressor; it does not close the underlying
-// reader.
+// Close stops reading ahead and releases the decompressor; it does not
+// close the underlying reader.
 func (d *Reader) Close() error {
-	d.release()
+	d.ahead.stop(d.release)
 	return nil
 }

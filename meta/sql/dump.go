@@ -288,6 +288,8 @@ type bulkInsert struct {
 	head  string
 	rows  int
 	args  []any
+	// prepared is the INSERT of bulkRows rows, once one was sent.
+	prepared *dbsql.Stmt
 }
 
 func (c *conn) bulk(table string, cols ...string) *bulkInsert {
@@ -307,14 +309,45 @@ func (b *bulkInsert) flush() error {
 	if b.rows == 0 {
 		return nil
 	}
-	row := "(?" + strings.Repeat(", ?", b.cols-1) + ")"
-	q := b.head + row + strings.Repeat(", "+row, b.rows-1)
-	_, err := b.c.execCount(q, b.args...)
+	var err error
+	if b.rows == bulkRows {
+		err = b.full()
+	} else {
+		_, err = b.c.execCount(b.statement(b.rows), b.args...)
+	}
 	b.rows, b.args = 0, b.args[:0]
 	if err != nil {
 		return fmt.Errorf("insert into %s: %w", b.table, err)
 	}
 	return nil
+}
+
+func (b *bulkInsert) statement(rows int) string {
+	row := "(?" + strings.Repeat(", ?", b.cols-1) + ")"
+	return b.head + row + strings.Repeat(", "+row, rows-1)
+}
+
+// full inserts bulkRows rows with a statement prepared once per table, so
+// that the database parses and plans the long INSERT once, not once per
+// batch.
+func (b *bulkInsert) full() error {
+	preparer, ok := b.c.q.(interface {
+		PrepareContext(ctx context.Context, query string) (*dbsql.Stmt, error)
+	})
+	if !ok {
+		_, err := b.c.execCount(b.statement(bulkRows), b.args...)
+		return err
+	}
+	if b.prepared == nil {
+		stmt, err := preparer.PrepareContext(b.c.ctx, b.c.e.bind(b.statement(bulkRows)))
+		if err != nil {
+			return err
+		}
+		b.prepared = stmt
+	}
+	b.c.e.roundTrips.Add(1)
+	_, err := b.prepared.ExecContext(b.c.ctx, b.args...)
+	return err
 }
 
 func (c *conn) restore(r meta.DumpReader) error {
