@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/internal/testenv"
 	"cairn/meta"
 	"cairn/meta/engines"
 )
@@ -71,69 +72,104 @@ func (s *synthetic) Next() (*meta.DumpRecord, error) {
 // BenchmarkDumpLoad loads a synthetic volume of $CAIRN_DUMP_INODES files
 // (default 100,000) into each embedded engine, then dumps it in both
 // forms and loads each dump into an empty database, reporting inodes per
-// second. It measures whole runs, so run it with -benchtime=1x.
+// second. $CAIRN_DUMP_SERVERS (e.g. "redis,postgres,mysql,etcd") adds
+// engines on servers started by testenv. It measures whole runs, so run it
+// with -benchtime=1x.
 func BenchmarkDumpLoad(b *testing.B) {
 	n := uint64(100_000)
 	if v, err := strconv.ParseUint(os.Getenv("CAIRN_DUMP_INODES"), 10, 64); err == nil {
 		n = v
 	}
-	ctx := context.Background()
-	for _, scheme := range []string{"sqlite3", "badger"} {
-		url := func(dir, name string) string {
-			if scheme == "sqlite3" {
-				return "sqlite3://" + filepath.Join(dir, name+".db")
-			}
-			return "badger://" + filepath.Join(dir, name)
-		}
-		b.Run(scheme, func(b *testing.B) {
-			dir := b.TempDir()
-			src := open(b, url(dir, "src"))
-			if err := dumper(b, src).Restore(ctx, &synthetic{n: n}); err != nil {
-				b.Fatal(err)
-			}
-			inodes := float64(n + n/1000 + 2)
-			for _, binary := range []bool{false, true} {
-				form := map[bool]string{false: "json", true: "binary"}[binary]
-				path := filepath.Join(dir, "dump-"+form)
-				file, err := os.Create(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				start := time.Now()
-				w, _ := NewWriter(file, Options{Binary: binary})
-				if err := dumper(b, src).Dump(ctx, w); err != nil {
-					b.Fatal(err)
-				}
-				if err := w.Close(); err != nil {
-					b.Fatal(err)
-				}
-				if err := file.Close(); err != nil {
-					b.Fatal(err)
-				}
-				dumpTime := time.Since(start)
-				st, _ := os.Stat(path)
-				dst := open(b, url(dir, "dst-"+form))
-				file, err = os.Open(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				start = time.Now()
-				r, err := NewReader(file, path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := dumper(b, dst).Restore(ctx, r); err != nil {
-					b.Fatal(err)
-				}
-				loadTime := time.Since(start)
-				file.Close()
-				dst.Close()
-				b.ReportMetric(inodes/dumpTime.Seconds(), "dump-"+form+"-inodes/s")
-				b.ReportMetric(inodes/loadTime.Seconds(), "load-"+form+"-inodes/s")
-				b.Logf("%s %s: %d inodes, dump %v (%d bytes), load %v", scheme, form, uint64(inodes), dumpTime.Round(time.Millisecond), st.Size(), loadTime.Round(time.Millisecond))
-			}
-			src.Close()
+	b.Run("sqlite3", func(b *testing.B) {
+		dir := b.TempDir()
+		benchEngine(b, n, func(name string) string { return "sqlite3://" + filepath.Join(dir, name+".db") })
+	})
+	b.Run("badger", func(b *testing.B) {
+		dir := b.TempDir()
+		benchEngine(b, n, func(name string) string { return "badger://" + filepath.Join(dir, name) })
+	})
+	servers := os.Getenv("CAIRN_DUMP_SERVERS")
+	if strings.Contains(servers, "redis") {
+		b.Run("redis", func(b *testing.B) {
+			srv := testenv.Redis(b)
+			dbs := map[string]int{"src": 0, "dstjson": 1, "dstbinary": 2}
+			benchEngine(b, n, func(name string) string { return srv.URL(dbs[name]) })
 		})
+	}
+	if strings.Contains(servers, "postgres") {
+		b.Run("postgres", func(b *testing.B) {
+			srv := testenv.Postgres(b)
+			for _, db := range []string{"src", "dstjson", "dstbinary"} {
+				srv.SQL(b, "postgres", "CREATE DATABASE "+db)
+			}
+			benchEngine(b, n, srv.URL)
+		})
+	}
+	if strings.Contains(servers, "mysql") {
+		b.Run("mariadb", func(b *testing.B) {
+			srv := testenv.MariaDB(b)
+			srv.SQL(b, "CREATE DATABASE src; CREATE DATABASE dstjson; CREATE DATABASE dstbinary")
+			benchEngine(b, n, srv.URL)
+		})
+	}
+	if strings.Contains(servers, "etcd") {
+		b.Run("etcd", func(b *testing.B) {
+			benchEngine(b, n, testenv.Etcd(b).URL)
+		})
+	}
+}
+
+// benchEngine builds the synthetic volume in url("src"), dumps it in
+// both forms and loads each dump into url("dst" + form).
+func benchEngine(b *testing.B, n uint64, url func(name string) string) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	src := open(b, url("src"))
+	defer src.Close()
+	if err := dumper(b, src).Restore(ctx, &synthetic{n: n}); err != nil {
+		b.Fatal(err)
+	}
+	inodes := float64(n + n/1000 + 2)
+	for _, binary := range []bool{false, true} {
+		form := map[bool]string{false: "json", true: "binary"}[binary]
+		path := filepath.Join(dir, "dump-"+form)
+		file, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		w, _ := NewWriter(file, Options{Binary: binary})
+		if err := dumper(b, src).Dump(ctx, w); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		if err := file.Close(); err != nil {
+			b.Fatal(err)
+		}
+		dumpTime := time.Since(start)
+		st, _ := os.Stat(path)
+		dst := open(b, url("dst"+form))
+		file, err = os.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		start = time.Now()
+		r, err := NewReader(file, path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := dumper(b, dst).Restore(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+		loadTime := time.Since(start)
+		r.Close()
+		file.Close()
+		dst.Close()
+		b.ReportMetric(inodes/dumpTime.Seconds(), "dump-"+form+"-inodes/s")
+		b.ReportMetric(inodes/loadTime.Seconds(), "load-"+form+"-inodes/s")
+		b.Logf("%s: %d inodes, dump %v (%d bytes), load %v", form, uint64(inodes), dumpTime.Round(time.Millisecond), st.Size(), loadTime.Round(time.Millisecond))
 	}
 }
 

@@ -273,38 +273,10 @@ func (e *Engine) Restore(ctx context.Context, r meta.DumpReader) error {
 	return nil
 }
 
-// restorePipe sends writes in pipelines of restoreBatch commands.
-type restorePipe struct {
-	ctx  context.Context
-	pipe goredis.Pipeliner
-	n    int
-}
-
-const restoreBatch = 2048
-
-func (p *restorePipe) added() error {
-	if p.n++; p.n < restoreBatch {
-		return nil
-	}
-	return p.flush()
-}
-
-func (p *restorePipe) flush() error {
-	if p.n == 0 {
-		return nil
-	}
-	p.n = 0
-	_, err := p.pipe.Exec(p.ctx)
-	return err
-}
-
 func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
-	p := &restorePipe{ctx: ctx, pipe: e.rdb.Pipeline()}
+	w := newRestoreWriter(ctx, e.rdb, e.prefix+":refs")
 	tally := meta.NewRestoreTally()
-	firstRef := func(s meta.Slice) error {
-		p.pipe.HSet(ctx, e.prefix+":refs", strconv.FormatUint(s.ID, 10), 1)
-		return p.added()
-	}
+	firstRef := func(s meta.Slice) error { return w.ref(strconv.FormatUint(s.ID, 10), 1) }
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -319,36 +291,39 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 		ino := uint64(rec.Ino)
 		switch rec.Kind {
 		case meta.DumpInode:
-			p.pipe.Set(ctx, e.key("i", ino), encodeAttr(&rec.Attr), 0)
+			err = w.set(e.key("i", ino), encodeAttr(&rec.Attr))
 		case meta.DumpEntry:
 			member := binary.BigEndian.AppendUint64(append(append([]byte(rec.Name), 0), byte(rec.Type)), uint64(rec.Child))
-			p.pipe.ZAdd(ctx, e.key("d", ino), goredis.Z{Score: 0, Member: member})
+			err = w.entry(e.key("d", ino), member)
 		case meta.DumpSymlink:
-			p.pipe.Set(ctx, e.key("s", ino), rec.Target, 0)
+			err = w.set(e.key("s", ino), rec.Target)
 		case meta.DumpXattr:
-			p.pipe.HSet(ctx, e.key("x", ino), rec.Name, append([]byte{}, rec.Value...))
+			value := append([]byte{}, rec.Value...)
+			err = w.do(3, func(p goredis.Pipeliner) { p.HSet(ctx, e.key("x", ino), rec.Name, value) })
 		case meta.DumpChunk:
 			list := make([]any, len(rec.Slices))
 			for i, s := range rec.Slices {
 				list[i] = meta.AppendSliceRecord(nil, s)
 			}
 			if len(list) > 0 {
-				p.pipe.RPush(ctx, fmt.Sprintf("%s:c%d:%d", e.prefix, ino, rec.Index), list...)
-				p.pipe.SAdd(ctx, e.key("cl", ino), rec.Index)
+				chunk := fmt.Sprintf("%s:c%d:%d", e.prefix, ino, rec.Index)
+				if err = w.do(len(list)+1, func(p goredis.Pipeliner) { p.RPush(ctx, chunk, list...) }); err == nil {
+					index := rec.Index
+					err = w.do(2, func(p goredis.Pipeliner) { p.SAdd(ctx, e.key("cl", ino), index) })
+				}
 			}
 		case meta.DumpDeadSlice:
-			p.pipe.ZAdd(ctx, e.prefix+":dead", goredis.Z{Score: float64(rec.Slice.ID), Member: fmt.Sprintf("%d:%d", rec.Slice.ID, rec.Slice.Size)})
+			member := fmt.Sprintf("%d:%d", rec.Slice.ID, rec.Slice.Size)
+			score := float64(rec.Slice.ID)
+			err = w.do(3, func(p goredis.Pipeliner) { p.ZAdd(ctx, e.prefix+":dead", goredis.Z{Score: score, Member: member}) })
 		default:
-			return fmt.Errorf("unknown dump record kind %d", rec.Kind)
+			err = fmt.Errorf("unknown dump record kind %d", rec.Kind)
 		}
-		if err := p.added(); err != nil {
+		if err != nil {
 			return err
 		}
 	}
-	err := tally.Shared(func(s meta.SharedSlice) error {
-		p.pipe.HSet(ctx, e.prefix+":refs", strconv.FormatUint(s.ID, 10), s.Refs)
-		return p.added()
-	})
+	err := tally.Shared(func(s meta.SharedSlice) error { return w.ref(strconv.FormatUint(s.ID, 10), s.Refs) })
 	if err != nil {
 		return err
 	}
@@ -358,11 +333,15 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 	if err != nil {
 		return fmt.Errorf("encode volume settings: %w", err)
 	}
-	p.pipe.HSet(ctx, e.prefix+":usage", "space", usage.Space, "inodes", usage.Inodes)
-	p.pipe.HSet(ctx, e.prefix+":quota", "space", h.Format.Capacity, "inodes", h.Format.Inodes)
-	p.pipe.Set(ctx, e.prefix+":nextino", h.NextInode-1, 0)
-	p.pipe.Set(ctx, e.prefix+":nextslice", h.NextSlice-1, 0)
-	if err := p.flush(); err != nil {
+	err = w.do(12, func(p goredis.Pipeliner) {
+		p.HSet(ctx, e.prefix+":usage", "space", usage.Space, "inodes", usage.Inodes)
+		p.HSet(ctx, e.prefix+":quota", "space", h.Format.Capacity, "inodes", h.Format.Inodes)
+		p.MSet(ctx, e.prefix+":nextino", h.NextInode-1, e.prefix+":nextslice", h.NextSlice-1)
+	})
+	if err != nil {
+		return err
+	}
+	if err := w.flush(); err != nil {
 		return err
 	}
 	return e.rdb.Set(ctx, e.prefix+":setting", settings, 0).Err()
