@@ -248,8 +248,12 @@ func (b *batch) sync() error {
 }
 
 func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
-	out := e.restoreSink(ctx)
-	defer out.cancel()
+	limit := 2048
+	if l, ok := e.store.(batchLimiter); ok {
+		limit = l.maxWrites()
+	}
+	out := &batch{ctx: ctx, store: e.store, limit: limit}
+	defer out.wait()
 	k := e.k
 	tally := meta.NewRestoreTally()
 	firstRef := func(s meta.Slice) error { return out.put(k.ref(s.ID), u64(1)) }
@@ -310,7 +314,10 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 	if err := out.sync(); err != nil {
 		return err
 	}
-	if err := e.store.Txn(ctx, func(tx Tx) error { tx.Put(k.format(), settings); return nil }); err != nil {
+	if err := out.put(k.format(), settings); err != nil {
+		return err
+	}
+	if err := out.sync(); err != nil {
 		return err
 	}
 	e.setFormat(h.Format)
