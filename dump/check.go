@@ -17,7 +17,9 @@ type checker struct {
 	maxSlice uint64
 }
 
-func newChecker() *checker { return &checker{present: meta.NewPagedIDSet(), named: meta.NewPagedIDSet()} }
+func newChecker() *checker {
+	return &checker{present: meta.NewPagedIDSet(), named: meta.NewPagedIDSet()}
+}
 
 func (c *checker) name(ino meta.Ino) error {
 	if ino == 0 {
