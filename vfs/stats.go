@@ -3,6 +3,7 @@ package vfs
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"time"
 
 	"cairn/meta"
@@ -22,7 +23,10 @@ func statsAttr(size int) meta.Attr {
 
 // Stats is what .stats holds.
 type Stats struct {
-	MetaURL       string                    `json:"meta_url,omitempty"`
+	MetaURL string `json:"meta_url,omitempty"`
+	// PID is the process serving the mount: 'cairn umount' waits for it
+	// to finish its uploads and close its session.
+	PID           int                       `json:"pid"`
 	Ops           map[string]meta.OpSummary `json:"ops"`
 	Engine        meta.Stats                `json:"engine"`
 	Blocks        any                       `json:"blocks"`
@@ -41,6 +45,7 @@ func (v *VFS) Snapshot(ctx context.Context) Stats {
 	u, _ := v.client.Usage(ctx)
 	return Stats{
 		MetaURL:       v.cfg.MetaURL,
+		PID:           os.Getpid(),
 		Ops:           ops,
 		Engine:        v.client.Engine().Stats(),
 		Blocks:        v.store.Stats(),

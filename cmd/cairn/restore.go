@@ -39,6 +39,11 @@ func runRestore(args []string) error {
 		if len(pos) == 1 {
 			return fmt.Errorf("restore needs a PATH in the trash after the META-URL, e.g. .trash/2026-01-02-03")
 		}
+		for _, p := range pos[1:] {
+			if _, err := trashPathParts(p); err != nil {
+				return err
+			}
+		}
 		if vol, err = volume.OpenMeta(ctx, pos[0], volume.Options{}); err != nil {
 			return err
 		}
@@ -88,9 +93,9 @@ type trashPath struct {
 
 // resolveTrashPath finds .trash/HOUR[/ENTRY], given from the volume's root.
 func resolveTrashPath(ctx context.Context, eng meta.Engine, path string) (trashPath, error) {
-	parts := strings.Split(strings.Trim(filepath.Clean("/"+path), "/"), "/")
-	if len(parts) < 2 || len(parts) > 3 || parts[0] != meta.TrashName {
-		return trashPath{}, fmt.Errorf("%s: %w", path, meta.ErrNotInTrash)
+	parts, err := trashPathParts(path)
+	if err != nil {
+		return trashPath{}, err
 	}
 	folder, _, err := eng.Lookup(ctx, meta.TrashIno, parts[1])
 	if err != nil {
@@ -101,6 +106,16 @@ func resolveTrashPath(ctx context.Context, eng meta.Engine, path string) (trashP
 		tp.entry = parts[2]
 	}
 	return tp, nil
+}
+
+// trashPathParts splits .trash/HOUR[/ENTRY], given from the volume's root,
+// refusing any other path before a database is opened.
+func trashPathParts(path string) ([]string, error) {
+	parts := strings.Split(strings.Trim(filepath.Clean("/"+path), "/"), "/")
+	if len(parts) < 2 || len(parts) > 3 || parts[0] != meta.TrashName {
+		return nil, fmt.Errorf("%s: %w", path, meta.ErrNotInTrash)
+	}
+	return parts, nil
 }
 
 // locateTrashPath finds a PATH inside a mount's trash.

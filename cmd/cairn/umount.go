@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 func umountCommand() command {
@@ -43,6 +44,10 @@ func runUmount(args []string) error {
 			return fmt.Errorf("fusermount3 is not installed (apt-get install fuse3)")
 		}
 	}
+	pid := 0
+	if !*force {
+		pid = mountProcess(mountpoint)
+	}
 	argv := []string{"-u"}
 	if *force {
 		argv = append(argv, "-z")
@@ -60,7 +65,7 @@ func runUmount(args []string) error {
 		}
 		return fmt.Errorf("unmount %s: %s", mountpoint, msg)
 	}
-	return nil
+	return waitForExit(pid, mountpoint, 10*time.Minute)
 }
 
 // isMounted reports whether dir is a mount point, from /proc/self/mountinfo
