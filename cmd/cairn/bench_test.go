@@ -183,9 +183,9 @@ func TestBenchFloorFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--floor", "-p", "2"}, "-p sets the file I/O benchmark"},
+		{[]string{"--floor", "--block-size", "2M"}, "--block-size sets the file I/O benchmark"},
 		{[]string{"--floor", "--small-files", "2"}, "--small-files sets the file I/O benchmark"},
-		{[]string{"--threads", "2"}, "--threads is an option of --floor"},
+		{[]string{"--floor", "-p", "0"}, "at least 1"},
 		{[]string{"--ops", "2"}, "--ops is an option of --floor"},
 		{[]string{"--floor", "--ops", "0"}, "at least 1"},
 		{[]string{"--floor"}, "not on a cairn mount"},
