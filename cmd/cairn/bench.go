@@ -77,7 +77,7 @@ func runBenchEngines(metas stringList, report string, asJSON bool, benchtime str
 	if count < 1 {
 		return fmt.Errorf("--count must be at least 1")
 	}
-	rep, err := metabench.Compare(context.Background(), targets, bt, count, os.Stderr)
+	rep, err := metabench.Compare(context.Background(), targets, bt, count, progressLines())
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func runBenchPath(fs *pflag.FlagSet, f benchFlags, path string) error {
 	}
 	cfg := fsbench.Config{Path: path, Threads: threads, BigFileSize: int64(big), BlockSize: int(block),
 		SmallFileSize: int64(small), SmallFiles: f.smallFiles, DropCaches: f.drop}
-	res, err := fsbench.Run(cfg, os.Stderr)
+	res, err := fsbench.Run(cfg, progressLines())
 	if err != nil {
 		return err
 	}
@@ -180,7 +180,7 @@ func runBenchFloor(path string, tasks, opsPerTask int, asJSON bool) error {
 	if tasks > 1 {
 		cfg.Tasks = append(cfg.Tasks, tasks)
 	}
-	res, err := floor.Run(context.Background(), cfg, os.Stderr)
+	res, err := floor.Run(context.Background(), cfg, progressLines())
 	if err != nil {
 		return err
 	}

@@ -279,3 +279,18 @@ func TestBenchOnMount(t *testing.T) {
 		t.Errorf("local directory output:\n%s", onLocal)
 	}
 }
+
+// TestBenchQuiet: --quiet drops the per-phase progress lines, not the
+// result.
+func TestBenchQuiet(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"bench", dir, "--big-file-size", "0", "--small-files", "2", "--drop-caches=false"}
+	code, out, stderr := runCaptured(t, args...)
+	if code != 0 || !strings.Contains(stderr, "Write small file") {
+		t.Fatalf("bench: exit %d, stderr %q; want the phases on stderr", code, stderr)
+	}
+	code, out, stderr = runCaptured(t, append(args, "--quiet")...)
+	if code != 0 || stderr != "" || !strings.Contains(out, "Write small file") {
+		t.Errorf("bench --quiet: exit %d, stderr %q, stdout %q; want the result alone", code, stderr, out)
+	}
+}

@@ -33,7 +33,7 @@ func mdtestCommand() *cobra.Command {
 			return err
 		}
 		defer v.Close()
-		res, err := mdtest.Run(ctx, v, pos[1], cfg, os.Stderr)
+		res, err := mdtest.Run(ctx, v, pos[1], cfg, progressLines())
 		if err != nil {
 			return err
 		}
