@@ -34,7 +34,7 @@ func humanizeDefaults(c *cobra.Command) {
 func humanDefault(f *pflag.Flag) string {
 	switch f.Value.Type() {
 	case "size":
-		if n, err := parseByteSize(f.DefValue); err == nil {
+		if n, err := parseByteSize(f.DefValue); err == nil && n > 0 {
 			return humanBytes(n)
 		}
 	case "duration":

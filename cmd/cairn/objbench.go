@@ -29,15 +29,17 @@ func objbenchCommand() *cobra.Command {
 	size := byteSize(4 << 20)
 	small := byteSize(128 << 10)
 	fs.Var(&size, "block-size", "size of the big objects (e.g. 4M)")
-	fs.Var(&small, "small-size", "size of the small objects (e.g. 128K)")
-	count := fs.Int("count", 64, "objects of each size")
+	fs.Var(&small, "small-object-size", "size of the small objects (e.g. 128K)")
+	oldName(fs, "small-size", "small-object-size")
+	count := fs.Int("objects", 64, "objects of each size")
+	oldName(fs, "count", "objects")
 	threads := fs.IntP("threads", "p", 4, "concurrent requests")
 	c.RunE = func(c *cobra.Command, _ []string) error {
 		if *bucket == "" && *storage != "mem" {
 			return fmt.Errorf("no --bucket given (a directory, or http(s)://host:port/bucket for s3)")
 		}
 		if *count <= 0 || *threads <= 0 {
-			return fmt.Errorf("--count and --threads must be positive")
+			return fmt.Errorf("--objects and --threads must be positive")
 		}
 		store, err := object.Open(*storage, *bucket, credentials.options())
 		if err != nil {
