@@ -40,7 +40,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("cairn %v differs from cairn help mount", args)
 		}
 	}
-	if r := runCairn(t, "status", "-h"); r.code != 0 || !strings.Contains(r.stdout, "cairn status META-URL") {
+	if r := runCairn(t, "status", "-h"); r.code != 0 || !strings.Contains(r.stdout, "cairn status META-URL") || !strings.Contains(r.stdout, "$META_PASSWORD") {
 		t.Errorf("cairn status -h: exit %d, %q", r.code, r.stdout)
 	}
 }

@@ -26,7 +26,7 @@ func benchCommand() *cobra.Command {
 	}
 	var f benchFlags
 	f.register(c.Flags())
-	c.RunE = func(c *cobra.Command, pos []string) error { return runBenchPath(c.LocalFlags(), f, pos[0]) }
+	c.RunE = func(_ *cobra.Command, pos []string) error { return runBenchPath(c.LocalFlags(), f, pos[0]) }
 	c.AddCommand(benchEnginesCommand())
 	return c
 }

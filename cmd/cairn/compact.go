@@ -22,7 +22,7 @@ func compactCommand() *cobra.Command {
 	fs := c.Flags()
 	var store storeFlags
 	store.register(fs)
-	c.RunE = func(c *cobra.Command, paths []string) error {
+	c.RunE = func(_ *cobra.Command, paths []string) error {
 		var err error
 		if len(paths) == 0 {
 			return fmt.Errorf("expected at least 1 argument, a path inside a cairn mount (see 'cairn compact -h')")

@@ -46,7 +46,7 @@ func configCommand() *cobra.Command {
 	fs.StringVar(&f.storage, "storage", "", "refused unless unchanged: stored blocks would be left behind")
 	fs.StringVar(&f.bucket, "bucket", "", "refused unless unchanged: stored blocks would be left behind")
 	fs.Var(&f.blockSize, "block-size", "refused unless unchanged: stored blocks are cut to the volume's block size")
-	c.RunE = func(c *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		set := map[string]bool{}
 		visitGiven(c.LocalFlags(), func(fl *pflag.Flag) { set[fl.Name] = true })
 

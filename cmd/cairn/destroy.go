@@ -29,7 +29,7 @@ func destroyCommand() *cobra.Command {
 	var store storeFlags
 	store.register(fs)
 	force := fs.Bool("force", false, "destroy even while clients are mounted (they fail from then on)")
-	c.RunE = func(c *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		metaURL, uuid := pos[0], pos[1]
 		ctx := context.Background()
 		vol, err := volume.OpenMeta(ctx, metaURL, volume.Options{})

@@ -61,7 +61,7 @@ func formatCommand() *cobra.Command {
 	fs.Uint64Var(&f.inodes, "inodes", 0, "limit on the number of files (0: unlimited)")
 	fs.IntVar(&f.trashDays, "trash-days", 1, "days a deleted file is kept in .trash at the volume's root, for 'cairn restore' (0: no trash, deletions are final)")
 	fs.BoolVar(&f.force, "force", false, "refused: format only creates volumes; change a volume's settings with 'cairn config'")
-	c.RunE = func(c *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		metaURL, name := pos[0], pos[1]
 		if f.force {
 			return fmt.Errorf("format --force no longer changes a volume: format only creates volumes; change the settings of the volume at %s with 'cairn config %s --capacity …' (see 'cairn config -h')", engines.Redact(metaURL), engines.Redact(metaURL))

@@ -25,7 +25,7 @@ func fsckCommand() *cobra.Command {
 	repair := fs.Bool("repair", false, "fix link counts and usage counters, and move files with missing objects to /"+fsck.LostFound)
 	threads := new(int)
 	threadsFlag(fs, threads, fsck.DefaultWorkers, "objects looked up at once")
-	c.RunE = func(c *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *threads < 1 {
 			return fmt.Errorf("invalid --threads %d: use 1 or more", *threads)
 		}

@@ -28,7 +28,7 @@ func gcCommand() *cobra.Command {
 	minAge := fs.Duration("min-age", gc.DefaultMinAge, "an unreferenced object counts as leaked only if written this long before gc read the metadata (protects writes in flight)")
 	threads := new(int)
 	threadsFlag(fs, threads, gc.DefaultWorkers, "objects deleted at once")
-	c.RunE = func(c *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		var err error
 		if *threads < 1 {
 			return fmt.Errorf("invalid --threads %d: use 1 or more", *threads)

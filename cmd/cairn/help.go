@@ -18,16 +18,26 @@ const environmentHelp = `Environment:
   CAIRN_ACCESS_KEY or ACCESS_KEY  S3 access key (--access-key)
   CAIRN_SECRET_KEY or SECRET_KEY  S3 secret key (--secret-key)`
 
-// humanizeDefaults rewrites the defaults help shows for sizes and
+// metaURLHelp is what the help of a command that takes a META-URL says
+// of it.
+const metaURLHelp = `META-URL names the metadata database: sqlite3:///PATH, redis://[USER:PASSWORD@]HOST:6379/DB,
+postgres://USER[:PASSWORD]@HOST/DB, mysql://USER[:PASSWORD]@(HOST:3306)/DB, etcd://[USER:PASSWORD@]HOST:2379/PREFIX,
+tikv://PD:2379/PREFIX or badger:///DIR. A PASSWORD left out of it is read from $META_PASSWORD
+($REDIS_PASSWORD first for Redis), which keeps it out of the process list.`
+
+// finishHelp rewrites the defaults help shows for sizes and
 // durations the way people write them: 1 GiB rather than 1073741824, 1m
 // rather than 1m0s. It changes what help prints, never a value. It also
 // gives every command its --help flag now, so that 'cairn help CMD' lists
-// it as 'CMD --help' does.
-func humanizeDefaults(c *cobra.Command) {
+// it as 'CMD --help' does, and explains META-URL where a command takes one.
+func finishHelp(c *cobra.Command) {
 	c.InitDefaultHelpFlag()
+	if strings.Contains(c.Use, "META-URL") && c.Long == "" {
+		c.Long = c.Short + "\n\n" + metaURLHelp
+	}
 	c.LocalFlags().VisitAll(func(f *pflag.Flag) { f.DefValue = humanDefault(f) })
 	for _, sub := range c.Commands() {
-		humanizeDefaults(sub)
+		finishHelp(sub)
 	}
 }
 

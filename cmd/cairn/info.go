@@ -26,7 +26,7 @@ func infoCommand() *cobra.Command {
 		Example: "  cairn info /mnt/vol/data/file.bin\n  cairn info /mnt/vol/a /mnt/vol/b",
 		Args:    cobra.ArbitraryArgs,
 	}
-	c.RunE = func(c *cobra.Command, paths []string) error {
+	c.RunE = func(_ *cobra.Command, paths []string) error {
 		if len(paths) == 0 {
 			return fmt.Errorf("expected at least 1 argument, a path inside a cairn mount (see 'cairn info -h')")
 		}

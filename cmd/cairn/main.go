@@ -75,7 +75,7 @@ func newRootCommand() *cobra.Command {
 	})
 	root.SetHelpCommand(helpCommand())
 	root.AddCommand(subcommands()...)
-	humanizeDefaults(root)
+	finishHelp(root)
 	return root
 }
 

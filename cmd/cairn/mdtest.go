@@ -26,7 +26,7 @@ func mdtestCommand() *cobra.Command {
 	fs.IntVarP(&cfg.Threads, "threads", "p", 1, "threads, each with a tree of its own (mdtest tasks with -u)")
 	fs.IntVar(&cfg.Iterations, "iterations", 1, "times to repeat the whole test (mdtest -i)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
-	c.RunE = func(c *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		ctx := context.Background()
 		v, err := openVolume(ctx, pos[0])
 		if err != nil {

@@ -41,7 +41,7 @@ func mountCommand() *cobra.Command {
 	var f mountFlags
 	mountFlagSet := newMountFlagSet(&f)
 	c.Flags().AddFlagSet(mountFlagSet)
-	c.RunE = func(c *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		return runMount(mountFlagSet, f, pos, commandLine(c.Flags(), pos))
 	}
 	return c

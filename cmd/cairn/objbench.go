@@ -34,7 +34,7 @@ func objbenchCommand() *cobra.Command {
 	count := fs.Int("objects", 64, "objects of each size")
 	oldName(fs, "count", "objects")
 	threads := fs.IntP("threads", "p", 4, "concurrent requests")
-	c.RunE = func(c *cobra.Command, _ []string) error {
+	c.RunE = func(_ *cobra.Command, _ []string) error {
 		if *bucket == "" && *storage != "mem" {
 			return fmt.Errorf("no --bucket given (a directory, or http(s)://host:port/bucket for s3)")
 		}

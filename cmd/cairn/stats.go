@@ -26,7 +26,7 @@ func statsCommand() *cobra.Command {
 	fs := c.Flags()
 	interval := fs.Duration("interval", time.Second, "time between updates")
 	count := fs.Int("count", 0, "stop after this many updates (0: until Ctrl-C)")
-	c.RunE = func(c *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *interval < 100*time.Millisecond {
 			return fmt.Errorf("--interval %s is too short (at least 100ms)", *interval)
 		}

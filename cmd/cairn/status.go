@@ -56,7 +56,7 @@ func statusCommand() *cobra.Command {
 		Example: "  cairn status sqlite3:///var/lib/cairn/vol.db\n  cairn status redis://localhost:6379/1 | jq .usage",
 		Args:    exactArgs(1),
 	}
-	c.RunE = func(c *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		metaURL := pos[0]
 		ctx := context.Background()
 		vol, err := volume.OpenMeta(ctx, metaURL, volume.Options{})

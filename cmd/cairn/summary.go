@@ -29,7 +29,7 @@ func summaryCommand() *cobra.Command {
 	top := fs.Int("top", 10, "how many of the biggest entries directly under PATH to list")
 	threads := new(int)
 	threadsFlag(fs, threads, 16, "directories read at once")
-	c.RunE = func(c *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		if *top < 0 || *threads < 1 {
 			return fmt.Errorf("invalid --top %d or --threads %d: use --top 0 or more and --threads 1 or more", *top, *threads)
 		}

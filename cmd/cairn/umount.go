@@ -20,7 +20,7 @@ func umountCommand() *cobra.Command {
 	}
 	fs := c.Flags()
 	force := fs.Bool("force", false, "detach the mount even while files are open (lazy unmount)")
-	c.RunE = func(c *cobra.Command, pos []string) error {
+	c.RunE = func(_ *cobra.Command, pos []string) error {
 		// A mount whose process died fails stat (ENOTCONN), so the mount
 		// table decides, not the directory.
 		mountpoint, err := filepath.Abs(pos[0])

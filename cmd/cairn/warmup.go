@@ -21,7 +21,7 @@ func warmupCommand() *cobra.Command {
 	fs := c.Flags()
 	threads := new(int)
 	threadsFlag(fs, threads, 4, "files read at once")
-	c.RunE = func(c *cobra.Command, paths []string) error {
+	c.RunE = func(_ *cobra.Command, paths []string) error {
 		if len(paths) == 0 {
 			return fmt.Errorf("expected at least 1 argument, a path inside a cairn mount (see 'cairn warmup -h')")
 		}
