@@ -70,6 +70,14 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("completing 'cairn mount x y --cache-' does not offer %s:\n%s", want, out)
 		}
 	}
+	out = cairnOK(t, "__complete", "format", "x", "y", "--compress", "")
+	if !strings.Contains(out, "lz4\nzstd\n") {
+		t.Errorf("completing 'cairn format x y --compress ' does not offer lz4 and zstd:\n%s", out)
+	}
+	out = cairnOK(t, "__complete", "status", "x", "--log-level", "")
+	if !strings.Contains(out, "debug\ninfo\nwarn\nerror\n") {
+		t.Errorf("completing 'cairn status x --log-level ' does not offer the levels:\n%s", out)
+	}
 }
 
 // TestCLIBadInput: an unknown command or flag, a malformed size or

@@ -76,6 +76,7 @@ func newRootCommand() *cobra.Command {
 	root.SetHelpCommand(helpCommand())
 	root.AddCommand(subcommands()...)
 	finishHelp(root)
+	completeChoices(root)
 	return root
 }
 
