@@ -97,6 +97,8 @@ func TestCLIBadInput(t *testing.T) {
 		{[]string{"mount", metaURL, dir, "--attr-cache", "soon"}, []string{"--attr-cache", "soon"}},
 		{[]string{"mount", metaURL, dir, "--cache-size", "102400"}, []string{"--cache-size 102400", "100 KiB", "unit"}},
 		{[]string{"mount", metaURL, dir, "--buffer-size", "300"}, []string{"--buffer-size 300", "unit"}},
+		{[]string{"format", metaURL, "vol-a", "--bucket", dir, "--capacity", "100"}, []string{"--capacity 100", "unit"}},
+		{[]string{"config", metaURL, "--capacity", "100"}, []string{"--capacity 100", "unit"}},
 		{[]string{"status", metaURL, "--log-level", "loud"}, []string{"--log-level", "loud"}},
 		{[]string{"status", metaURL, "-v", "-q"}, []string{"--verbose", "--quiet"}},
 		{[]string{"status"}, []string{"argument"}},

@@ -49,6 +49,9 @@ func configCommand() *cobra.Command {
 	c.RunE = func(_ *cobra.Command, pos []string) error {
 		set := map[string]bool{}
 		visitGiven(c.LocalFlags(), func(fl *pflag.Flag) { set[fl.Name] = true })
+		if err := checkBudget("capacity", f.capacity); err != nil {
+			return err
+		}
 
 		ctx := context.Background()
 		vol, err := volume.OpenMeta(ctx, pos[0], volume.Options{})

@@ -166,6 +166,9 @@ func checkFormatFlags(name string, f *formatFlags) error {
 	default:
 		return fmt.Errorf("unknown --compress %q: use none, lz4 or zstd", f.compress)
 	}
+	if err := checkBudget("capacity", f.capacity); err != nil {
+		return err
+	}
 	if f.trashDays < 0 {
 		return fmt.Errorf("invalid --trash-days %d: use 0 or more", f.trashDays)
 	}
