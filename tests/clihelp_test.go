@@ -114,6 +114,18 @@ func TestCLIBadInput(t *testing.T) {
 	}
 }
 
+// TestVerbose: -v logs debug lines on stderr for any command, and
+// without it there are none.
+func TestVerbose(t *testing.T) {
+	v := formatVolume(t)
+	if r := runCairn(t, "status", v.meta, "-v"); r.code != 0 || !strings.Contains(r.stderr, "level=DEBUG") {
+		t.Errorf("status -v: exit %d, stderr %q; want debug lines", r.code, r.stderr)
+	}
+	if r := runCairn(t, "status", v.meta); r.code != 0 || r.stderr != "" {
+		t.Errorf("status: exit %d, stderr %q; want nothing on stderr", r.code, r.stderr)
+	}
+}
+
 // TestMountLogLevel: --log-level, -q and -v set what a mount logs, in the
 // foreground and, passed on to the process that serves it, in the
 // background.

@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,7 +70,14 @@ func newRootCommand() *cobra.Command {
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.Flags().BoolP("version", "V", false, "print the version of this build")
 	logging.register(root.PersistentFlags())
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return logging.install(os.Stderr) }
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if err := logging.install(os.Stderr); err != nil {
+			return err
+		}
+		// Not the arguments: a URL may hold a password.
+		slog.Debug("start", "command", c.CommandPath(), "version", versionString(), "pid", os.Getpid())
+		return nil
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see 'cairn %s --help')", err, commandName(c))
 	})
