@@ -354,6 +354,6 @@ func TestFsckGCBadInput(t *testing.T) {
 	wantUserError(t, runCairn(t, "fsck", unreachable))
 	wantUserError(t, runCairn(t, "gc", unreachable, "--delete"))
 	wantUserError(t, runCairn(t, "gc", metaURL, "--min-age", "0s"), "min-age")
-	wantUserError(t, runCairn(t, "fsck", metaURL, "--workers", "0"), "workers")
+	wantUserError(t, runCairn(t, "fsck", metaURL, "--threads", "0"), "threads")
 	wantUserError(t, runCairn(t, "fsck"), "argument")
 }

@@ -134,7 +134,7 @@ func TestInfoAndSummary(t *testing.T) {
 	}
 
 	var sum summaryJSON
-	v.inspectOK(t, &sum, "summary", v.dir, "--top", "2", "--workers", "2")
+	v.inspectOK(t, &sum, "summary", v.dir, "--top", "2", "--threads", "2")
 	wantSize := uint64(len(big) + 1000 + 2000)
 	if sum.Size != wantSize || sum.Files != 5 || sum.Directories != 3 {
 		t.Errorf("summary of the volume: %+v, want %d bytes, 5 files (symlink included), 3 directories", sum, wantSize)

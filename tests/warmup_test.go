@@ -43,7 +43,7 @@ func TestWarmup(t *testing.T) {
 	must(t, m.Unmount(), "unmount")
 
 	m = mount()
-	out := cairnOK(t, "warmup", filepath.Join(v.dir, "d"), "--workers", "2")
+	out := cairnOK(t, "warmup", filepath.Join(v.dir, "d"), "--threads", "2")
 	if !strings.Contains(out, "warmed 3 files") {
 		t.Errorf("warmup printed %q, want 3 files warmed", out)
 	}

@@ -19,10 +19,10 @@ func checkCredentials(storage string, opts object.Options) error {
 	}
 	var missing []string
 	if opts.AccessKey == "" && os.Getenv(object.AccessKeyEnv) == "" {
-		missing = append(missing, "an access key (--access-key or $"+object.AccessKeyEnv+")")
+		missing = append(missing, "an access key (--access-key, $"+object.AccessKeyEnv+" or $ACCESS_KEY)")
 	}
 	if opts.SecretKey == "" && os.Getenv(object.SecretKeyEnv) == "" {
-		missing = append(missing, "a secret key ($"+object.SecretKeyEnv+" or --secret-key)")
+		missing = append(missing, "a secret key ($"+object.SecretKeyEnv+", $SECRET_KEY or --secret-key)")
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("S3 storage needs %s; credentials are not stored in the volume", strings.Join(missing, " and "))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"runtime"
@@ -11,19 +10,25 @@ import (
 	"cairn/bench/floor"
 	"cairn/bench/fsbench"
 	"cairn/bench/metabench"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-func benchCommand() command {
-	return command{
-		usage:   "bench PATH [--floor] | bench engines --meta URL...",
-		summary: "measure file I/O through PATH, metadata operations through a mount against its database's floor (--floor), or compare metadata engines",
-		run: func(args []string) error {
-			if len(args) > 0 && args[0] == "engines" {
-				return runBenchEngines(args[1:])
-			}
-			return runBenchPath(args)
-		},
+func benchCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "bench PATH",
+		Short: "measure file I/O through PATH, or metadata operations through a mount against its database's floor (--floor); 'bench engines' compares metadata engines",
+		Example: "  cairn bench /mnt/vol --threads 4\n" +
+			"  cairn bench /mnt/vol --big-file-size 0 --small-files 1000 --json\n" +
+			"  cairn bench /mnt/vol --floor --threads 8 --ops 500",
+		Args: exactArgs(1),
 	}
+	var f benchFlags
+	f.register(c.Flags())
+	c.RunE = func(_ *cobra.Command, pos []string) error { return runBenchPath(c.LocalFlags(), f, pos[0]) }
+	c.AddCommand(benchEnginesCommand())
+	return c
 }
 
 // stringList is a flag that may be given many times.
@@ -31,19 +36,31 @@ type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, " ") }
 func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+func (l *stringList) Type() string       { return "strings" }
 
-func runBenchEngines(args []string) error {
-	fs := flag.NewFlagSet("bench engines", flag.ContinueOnError)
+func benchEnginesCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "engines --meta URL…",
+		Short: "compare metadata engines: every operation of the metadata interface, timed on each",
+		Example: "  cairn bench engines --meta sqlite3:///tmp/b.db --meta redis://localhost:6379/9\n" +
+			"  cairn bench engines --meta sqlite=sqlite3:///tmp/b.db --meta pg=postgres://cairn@db/bench --report bench.md",
+		Args: exactArgs(0),
+	}
+	fs := c.Flags()
 	var metas stringList
 	fs.Var(&metas, "meta", "an engine to measure, URL or LABEL=URL; repeat for each engine (the first is the baseline)")
 	report := fs.String("report", "", "write the report (Markdown) to this file, and an SVG chart per operation group beside it")
 	asJSON := fs.Bool("json", false, "print one JSON record per engine and operation instead of the table")
 	benchtime := fs.String("benchtime", "1s", "time (1s) or count (100x) per operation")
 	count := fs.Int("count", 1, "measure every operation this many times on the same volume and report the median")
-	if _, err := parseArgs(fs, args, 0); err != nil {
-		return err
+	c.RunE = func(*cobra.Command, []string) error {
+		return runBenchEngines(metas, *report, *asJSON, *benchtime, *count)
 	}
-	bt, err := metabench.ParseBenchtime(*benchtime)
+	return c
+}
+
+func runBenchEngines(metas stringList, report string, asJSON bool, benchtime string, count int) error {
+	bt, err := metabench.ParseBenchtime(benchtime)
 	if err != nil {
 		return err
 	}
@@ -51,30 +68,30 @@ func runBenchEngines(args []string) error {
 	if err != nil {
 		return err
 	}
-	if *report != "" {
+	if report != "" {
 		// Fail before an hour of measuring, not after.
-		if err := checkWritable(*report); err != nil {
+		if err := checkWritable(report); err != nil {
 			return err
 		}
 	}
-	if *count < 1 {
+	if count < 1 {
 		return fmt.Errorf("--count must be at least 1")
 	}
-	rep, err := metabench.Compare(context.Background(), targets, bt, *count, os.Stderr)
+	rep, err := metabench.Compare(context.Background(), targets, bt, count, progressLines())
 	if err != nil {
 		return err
 	}
 	rep.Env.Cairn, _, _ = strings.Cut(versionString(), " "+runtime.Version())
-	if *report != "" {
-		if err := rep.WriteFiles(*report); err != nil {
+	if report != "" {
+		if err := rep.WriteFiles(report); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "report written to %s\n", *report)
+		fmt.Fprintf(os.Stderr, "report written to %s\n", report)
 	}
-	if *asJSON {
+	if asJSON {
 		return rep.WriteJSON(os.Stdout)
 	}
-	if *report == "" {
+	if report == "" {
 		return rep.WriteMarkdown(os.Stdout, nil)
 	}
 	return nil
@@ -88,41 +105,51 @@ func checkWritable(path string) error {
 	return f.Close()
 }
 
-func runBenchPath(args []string) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	threads := fs.Int("p", 1, "threads, each with files of its own")
-	big := byteSize(1 << 30)
-	small := byteSize(128 << 10)
-	block := byteSize(1 << 20)
-	fs.Var(&big, "big-file-size", "size of each thread's big file (0 skips the big-file phases)")
-	fs.Var(&small, "small-file-size", "size of each small file")
-	fs.Var(&block, "block-size", "bytes per read and write call")
-	smallFiles := fs.Int("small-files", 100, "small files per thread (0 skips the small-file phases)")
-	drop := fs.Bool("drop-caches", true, "drop the kernel page cache between phases (needs root)")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	floorRun := fs.Bool("floor", false, "instead of file I/O, time metadata operations against the floor of the volume's database (PATH must be on a cairn mount)")
-	tasks := fs.Int("threads", 4, "with --floor: tasks of the second pass (the first has one; 1 runs only that)")
-	opsPerTask := fs.Int("ops", 200, "with --floor: operations of each kind per task")
-	pos, err := parseArgs(fs, args, 1)
-	if err != nil {
+// benchFlags are the flags of 'cairn bench PATH'.
+type benchFlags struct {
+	threads, smallFiles, ops int
+	big, small, block        byteSize
+	drop, asJSON, floor      bool
+}
+
+func (f *benchFlags) register(fs *pflag.FlagSet) {
+	f.big, f.small, f.block = 1<<30, 128<<10, 1<<20
+	fs.IntVarP(&f.threads, "threads", "p", 0, "threads, each with files of its own (default 1); with --floor, tasks of the second pass (default 4; the first pass has one, 1 runs only that)")
+	fs.Var(&f.big, "big-file-size", "size of each thread's big file (0 skips the big-file phases)")
+	fs.Var(&f.small, "small-file-size", "size of each small file")
+	fs.Var(&f.block, "block-size", "bytes per read and write call")
+	fs.IntVar(&f.smallFiles, "small-files", 100, "small files per thread (0 skips the small-file phases)")
+	fs.BoolVar(&f.drop, "drop-caches", true, "drop the kernel page cache between phases (needs root)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
+	fs.BoolVar(&f.floor, "floor", false, "instead of file I/O, time metadata operations against the floor of the volume's database (PATH must be on a cairn mount)")
+	fs.IntVar(&f.ops, "ops", 200, "with --floor: operations of each kind per task")
+}
+
+func runBenchPath(fs *pflag.FlagSet, f benchFlags, path string) error {
+	if err := floorFlagsAlone(fs, f.floor); err != nil {
 		return err
 	}
-	if err := floorFlagsAlone(fs, *floorRun); err != nil {
-		return err
+	threads := f.threads
+	if !fs.Changed("threads") {
+		threads = 1
+		if f.floor {
+			threads = 4
+		}
 	}
-	if *floorRun {
-		return runBenchFloor(pos[0], *tasks, *opsPerTask, *asJSON)
+	if f.floor {
+		return runBenchFloor(path, threads, f.ops, f.asJSON)
 	}
+	big, small, block := f.big, f.small, f.block
 	if block == 0 || block > 1<<30 {
 		return fmt.Errorf("--block-size must be between 1 byte and 1 GiB")
 	}
-	cfg := fsbench.Config{Path: pos[0], Threads: *threads, BigFileSize: int64(big), BlockSize: int(block),
-		SmallFileSize: int64(small), SmallFiles: *smallFiles, DropCaches: *drop}
-	res, err := fsbench.Run(cfg, os.Stderr)
+	cfg := fsbench.Config{Path: path, Threads: threads, BigFileSize: int64(big), BlockSize: int(block),
+		SmallFileSize: int64(small), SmallFiles: f.smallFiles, DropCaches: f.drop}
+	res, err := fsbench.Run(cfg, progressLines())
 	if err != nil {
 		return err
 	}
-	if *asJSON {
+	if f.asJSON {
 		return res.WriteJSON(os.Stdout)
 	}
 	return res.WriteText(os.Stdout)
@@ -130,20 +157,16 @@ func runBenchPath(args []string) error {
 
 // floorFlagsAlone refuses a flag of file I/O with --floor, and a flag of
 // --floor without it, rather than ignore it.
-func floorFlagsAlone(fs *flag.FlagSet, floorRun bool) error {
-	onlyFloor := map[string]bool{"threads": true, "ops": true}
+func floorFlagsAlone(fs *pflag.FlagSet, floorRun bool) error {
+	onlyFloor := map[string]bool{"ops": true}
 	var err error
-	fs.Visit(func(f *flag.Flag) {
-		dash := "--"
-		if len(f.Name) == 1 {
-			dash = "-"
-		}
+	visitGiven(fs, func(f *pflag.Flag) {
 		switch {
-		case err != nil, f.Name == "floor", f.Name == "json":
+		case err != nil, f.Name == "floor", f.Name == "json", f.Name == "threads":
 		case floorRun && !onlyFloor[f.Name]:
-			err = fmt.Errorf("%s%s sets the file I/O benchmark, which --floor does not run", dash, f.Name)
+			err = fmt.Errorf("--%s sets the file I/O benchmark, which --floor does not run", f.Name)
 		case !floorRun && onlyFloor[f.Name]:
-			err = fmt.Errorf("%s%s is an option of --floor (file I/O threads are -p)", dash, f.Name)
+			err = fmt.Errorf("--%s is an option of --floor", f.Name)
 		}
 	})
 	return err
@@ -157,7 +180,7 @@ func runBenchFloor(path string, tasks, opsPerTask int, asJSON bool) error {
 	if tasks > 1 {
 		cfg.Tasks = append(cfg.Tasks, tasks)
 	}
-	res, err := floor.Run(context.Background(), cfg, os.Stderr)
+	res, err := floor.Run(context.Background(), cfg, progressLines())
 	if err != nil {
 		return err
 	}

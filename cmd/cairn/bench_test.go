@@ -183,9 +183,9 @@ func TestBenchFloorFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--floor", "-p", "2"}, "-p sets the file I/O benchmark"},
+		{[]string{"--floor", "--block-size", "2M"}, "--block-size sets the file I/O benchmark"},
 		{[]string{"--floor", "--small-files", "2"}, "--small-files sets the file I/O benchmark"},
-		{[]string{"--threads", "2"}, "--threads is an option of --floor"},
+		{[]string{"--floor", "-p", "0"}, "at least 1"},
 		{[]string{"--ops", "2"}, "--ops is an option of --floor"},
 		{[]string{"--floor", "--ops", "0"}, "at least 1"},
 		{[]string{"--floor"}, "not on a cairn mount"},
@@ -277,5 +277,20 @@ func TestBenchOnMount(t *testing.T) {
 	}
 	if !strings.Contains(onLocal, "not a cairn mount") || !strings.Contains(onLocal, "note: ") {
 		t.Errorf("local directory output:\n%s", onLocal)
+	}
+}
+
+// TestBenchQuiet: --quiet drops the per-phase progress lines, not the
+// result.
+func TestBenchQuiet(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"bench", dir, "--big-file-size", "0", "--small-files", "2", "--drop-caches=false"}
+	code, out, stderr := runCaptured(t, args...)
+	if code != 0 || !strings.Contains(stderr, "Write small file") {
+		t.Fatalf("bench: exit %d, stderr %q; want the phases on stderr", code, stderr)
+	}
+	code, out, stderr = runCaptured(t, append(args, "--quiet")...)
+	if code != 0 || stderr != "" || !strings.Contains(out, "Write small file") {
+		t.Errorf("bench --quiet: exit %d, stderr %q, stdout %q; want the result alone", code, stderr, out)
 	}
 }

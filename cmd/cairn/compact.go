@@ -2,76 +2,75 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 
 	"cairn/inspect"
 	"cairn/vfs"
 	"cairn/volume"
+
+	"github.com/spf13/cobra"
 )
 
-func compactCommand() command {
-	return command{
-		usage:   "compact PATH… [flags]",
-		summary: "merge now the slices of every file at or under PATH (inside a cairn mount) into one per chunk",
-		run:     runCompact,
+func compactCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:     "compact PATH…",
+		Short:   "merge now the slices of every file at or under PATH (inside a cairn mount) into one per chunk",
+		Example: "  cairn compact /mnt/vol/logs",
+		Args:    cobra.ArbitraryArgs,
 	}
-}
-
-func runCompact(args []string) error {
-	fs := flag.NewFlagSet("compact", flag.ContinueOnError)
+	fs := c.Flags()
 	var store storeFlags
 	store.register(fs)
-	paths, err := parseArgs(fs, args, -1)
-	if err != nil {
-		return err
-	}
-	if len(paths) == 0 {
-		return fmt.Errorf("expected at least 1 argument, a path inside a cairn mount (see 'cairn compact -h')")
-	}
-	targets := make([]inspect.Target, len(paths))
-	for i, p := range paths {
-		if targets[i], err = inspect.Locate(p); err != nil {
-			return err
+	c.RunE = func(_ *cobra.Command, paths []string) error {
+		var err error
+		if len(paths) == 0 {
+			return fmt.Errorf("expected at least 1 argument, a path inside a cairn mount (see 'cairn compact -h')")
 		}
-	}
-	ctx := context.Background()
-	var total vfs.CompactStats
-	bar := newStatusLine()
-	for _, t := range targets {
-		vol, err := volume.Open(ctx, t.MetaURL, volume.Options{Store: store.options()})
-		if err != nil {
-			if t.Masked {
-				err = fmt.Errorf("%w%s", err, inspect.PasswordHint)
+		targets := make([]inspect.Target, len(paths))
+		for i, p := range paths {
+			if targets[i], err = inspect.Locate(p); err != nil {
+				return err
 			}
-			return err
 		}
-		base := total
-		st, err := vol.VFS.CompactTree(ctx, t.Ino, 2, func(st vfs.CompactStats) {
-			bar.show("compact %s: %d files, %d chunks merged", t.Path, base.Files+st.Files, base.Chunks+st.Chunks)
-		})
-		if err == nil {
-			// The merged slices' blocks go now, not at the next mount's
-			// background pass.
-			_, err = vol.VFS.CollectGarbage(ctx)
+		ctx := context.Background()
+		var total vfs.CompactStats
+		bar := newStatusLine()
+		for _, t := range targets {
+			vol, err := volume.Open(ctx, t.MetaURL, volume.Options{Store: store.options()})
+			if err != nil {
+				if t.Masked {
+					err = fmt.Errorf("%w%s", err, inspect.PasswordHint)
+				}
+				return err
+			}
+			base := total
+			st, err := vol.VFS.CompactTree(ctx, t.Ino, 2, func(st vfs.CompactStats) {
+				bar.show("compact %s: %d files, %d chunks merged", t.Path, base.Files+st.Files, base.Chunks+st.Chunks)
+			})
+			if err == nil {
+				// The merged slices' blocks go now, not at the next mount's
+				// background pass.
+				_, err = vol.VFS.CollectGarbage(ctx)
+			}
+			cerr := vol.Close(ctx)
+			total.Files += st.Files
+			total.Chunks += st.Chunks
+			total.Slices += st.Slices
+			total.Changed += st.Changed
+			if err == nil {
+				err = cerr
+			}
+			if err != nil {
+				bar.done()
+				return fmt.Errorf("compact %s: %w", t.Path, err)
+			}
 		}
-		cerr := vol.Close(ctx)
-		total.Files += st.Files
-		total.Chunks += st.Chunks
-		total.Slices += st.Slices
-		total.Changed += st.Changed
-		if err == nil {
-			err = cerr
-		}
-		if err != nil {
-			bar.done()
-			return fmt.Errorf("compact %s: %w", t.Path, err)
-		}
+		bar.done()
+		printCompacted(total)
+		return nil
 	}
-	bar.done()
-	printCompacted(total)
-	return nil
+	return c
 }
 
 // printCompacted says what a compaction did.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,15 +10,10 @@ import (
 	"cairn/meta"
 	"cairn/meta/engines"
 	"cairn/volume"
-)
 
-func configCommand() command {
-	return command{
-		usage:   "config META-URL [flags]",
-		summary: "show a volume's settings, or change those its data does not depend on",
-		run:     runConfig,
-	}
-}
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
 
 // configFlags are the settings 'cairn config' may change on a formatted
 // volume, and those it only names to refuse them with a reason.
@@ -35,8 +29,14 @@ type configFlags struct {
 	blockSize byteSize
 }
 
-func runConfig(args []string) error {
-	fs := flag.NewFlagSet("config", flag.ContinueOnError)
+func configCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:     "config META-URL",
+		Short:   "show a volume's settings, or change those its data does not depend on",
+		Example: "  cairn config sqlite3:///var/lib/cairn/vol.db\n  cairn config sqlite3:///var/lib/cairn/vol.db --capacity 2T --inodes 10000000",
+		Args:    exactArgs(1),
+	}
+	fs := c.Flags()
 	var f configFlags
 	fs.StringVar(&f.name, "name", "", "new name of the volume (a label: the bucket keeps its place)")
 	fs.StringVar(&f.compress, "compress", "", "compression of blocks written from now on: none, lz4 or zstd (stored blocks say how they are compressed)")
@@ -46,39 +46,41 @@ func runConfig(args []string) error {
 	fs.StringVar(&f.storage, "storage", "", "refused unless unchanged: stored blocks would be left behind")
 	fs.StringVar(&f.bucket, "bucket", "", "refused unless unchanged: stored blocks would be left behind")
 	fs.Var(&f.blockSize, "block-size", "refused unless unchanged: stored blocks are cut to the volume's block size")
-	pos, err := parseArgs(fs, args, 1)
-	if err != nil {
-		return err
-	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		set := map[string]bool{}
+		visitGiven(c.LocalFlags(), func(fl *pflag.Flag) { set[fl.Name] = true })
+		if err := checkBudget("capacity", f.capacity); err != nil {
+			return err
+		}
 
-	ctx := context.Background()
-	vol, err := volume.OpenMeta(ctx, pos[0], volume.Options{})
-	if err != nil {
-		return err
-	}
-	defer vol.Close(ctx)
-	old := vol.Format
-	if len(set) == 0 {
-		return printSettings(old)
-	}
-	nf, err := changeSettings(old, f, set)
-	if err != nil {
-		return err
-	}
-	if nf == old {
-		fmt.Fprintf(os.Stdout, "volume %q (uuid %s) unchanged\n", old.Name, old.UUID)
+		ctx := context.Background()
+		vol, err := volume.OpenMeta(ctx, pos[0], volume.Options{})
+		if err != nil {
+			return err
+		}
+		defer vol.Close(ctx)
+		old := vol.Format
+		if len(set) == 0 {
+			return printSettings(old)
+		}
+		nf, err := changeSettings(old, f, set)
+		if err != nil {
+			return err
+		}
+		if nf == old {
+			fmt.Fprintf(os.Stdout, "volume %q (uuid %s) unchanged\n", old.Name, old.UUID)
+			return nil
+		}
+		if err := vol.Engine.Init(ctx, nf, true); err != nil {
+			return fmt.Errorf("change the settings of volume %q at %s: %w", old.Name, vol.URL, err)
+		}
+		fmt.Fprintf(os.Stdout, "updated volume %q (uuid %s) at %s: %s\n", nf.Name, nf.UUID, vol.URL, describeChanges(old, nf))
+		if nf.TrashDays < old.TrashDays {
+			return purgeTrashNow(ctx, vol)
+		}
 		return nil
 	}
-	if err := vol.Engine.Init(ctx, nf, true); err != nil {
-		return fmt.Errorf("change the settings of volume %q at %s: %w", old.Name, vol.URL, err)
-	}
-	fmt.Fprintf(os.Stdout, "updated volume %q (uuid %s) at %s: %s\n", nf.Name, nf.UUID, vol.URL, describeChanges(old, nf))
-	if nf.TrashDays < old.TrashDays {
-		return purgeTrashNow(ctx, vol)
-	}
-	return nil
+	return c
 }
 
 // printSettings shows a volume's settings as 'cairn status' does, with

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,23 +12,23 @@ import (
 	"cairn/internal/atomicfile"
 	"cairn/meta"
 	"cairn/meta/engines"
+
+	"github.com/spf13/cobra"
 )
 
-func dumpCommand() command {
-	return command{
-		usage:   "dump META-URL [FILE|-] [--binary]",
-		summary: "write a volume's metadata to FILE (.gz, .zst: compressed) or stdout",
-		run:     runDump,
+func dumpCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:     "dump META-URL [FILE|-]",
+		Short:   "write a volume's metadata to FILE (.gz, .zst: compressed) or stdout",
+		Example: "  cairn dump sqlite3:///var/lib/cairn/vol.db vol.dump.zst\n  cairn dump redis://localhost:6379/1 --binary > vol.dump",
+		Args:    argsBetween(1, 2),
 	}
+	binary := c.Flags().Bool("binary", false, "write the compact binary form instead of JSON lines")
+	c.RunE = func(_ *cobra.Command, pos []string) error { return runDump(pos, *binary) }
+	return c
 }
 
-func runDump(args []string) error {
-	fs := flag.NewFlagSet("dump", flag.ContinueOnError)
-	binary := fs.Bool("binary", false, "write the compact binary form instead of JSON lines")
-	pos, err := parseArgs(fs, args, -1)
-	if err != nil {
-		return err
-	}
+func runDump(pos []string, binary bool) error {
 	if len(pos) < 1 || len(pos) > 2 {
 		return fmt.Errorf("expected META-URL and optionally FILE, got %d argument(s) (see 'cairn dump -h')", len(pos))
 	}
@@ -49,7 +48,7 @@ func runDump(args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := dump.NewWriter(out, dump.Options{Binary: *binary, Compression: dump.CompressionFor(path)})
+	w, err := dump.NewWriter(out, dump.Options{Binary: binary, Compression: dump.CompressionFor(path)})
 	if err != nil {
 		abort()
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"cairn/meta"
 	"cairn/meta/engines"
 	"cairn/volume"
+
+	"github.com/spf13/cobra"
 )
 
 // Limits on --block-size: a block must fit in a chunk many times over and
@@ -28,14 +29,6 @@ const (
 // directory and may become an S3 bucket name, so it follows S3's rules.
 var volumeName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$`)
 
-func formatCommand() command {
-	return command{
-		usage:   "format META-URL NAME [flags]",
-		summary: "create a volume (change its settings with config)",
-		run:     runFormat,
-	}
-}
-
 // formatFlags are the settings 'cairn format' takes from its command line.
 type formatFlags struct {
 	storage   string
@@ -49,8 +42,14 @@ type formatFlags struct {
 	store     storeFlags
 }
 
-func runFormat(args []string) error {
-	fs := flag.NewFlagSet("format", flag.ContinueOnError)
+func formatCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:     "format META-URL NAME",
+		Short:   "create a volume (change its settings with config)",
+		Example: "  cairn format sqlite3:///var/lib/cairn/vol.db vol\n  cairn format redis://localhost:6379/1 vol --storage s3 --bucket https://s3.example.com/vol --compress lz4\n  META_PASSWORD=secret cairn format postgres://cairn@db/cairn vol --capacity 1T",
+		Args:    exactArgs(2),
+	}
+	fs := c.Flags()
 	var f formatFlags
 	f.blockSize = defaultBlockSize
 	fs.StringVar(&f.storage, "storage", "file", "object store kind: file (a local directory), s3 (S3 or compatible) or mem (memory, lost at exit; for tests)")
@@ -62,84 +61,83 @@ func runFormat(args []string) error {
 	fs.Uint64Var(&f.inodes, "inodes", 0, "limit on the number of files (0: unlimited)")
 	fs.IntVar(&f.trashDays, "trash-days", 1, "days a deleted file is kept in .trash at the volume's root, for 'cairn restore' (0: no trash, deletions are final)")
 	fs.BoolVar(&f.force, "force", false, "refused: format only creates volumes; change a volume's settings with 'cairn config'")
-	pos, err := parseArgs(fs, args, 2)
-	if err != nil {
-		return err
-	}
-	metaURL, name := pos[0], pos[1]
-	if f.force {
-		return fmt.Errorf("format --force no longer changes a volume: format only creates volumes; change the settings of the volume at %s with 'cairn config %s --capacity …' (see 'cairn config -h')", engines.Redact(metaURL), engines.Redact(metaURL))
-	}
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		metaURL, name := pos[0], pos[1]
+		if f.force {
+			return fmt.Errorf("format --force no longer changes a volume: format only creates volumes; change the settings of the volume at %s with 'cairn config %s --capacity …' (see 'cairn config -h')", engines.Redact(metaURL), engines.Redact(metaURL))
+		}
 
-	if err := checkFormatFlags(name, &f); err != nil {
-		return err
-	}
-	if strings.HasPrefix(metaURL, "mem://") {
-		return fmt.Errorf("mem:// keeps a volume inside one process only, so nothing could mount what format makes there; use a database, e.g. sqlite3:///var/lib/cairn/%s.db", name)
-	}
-	ctx := context.Background()
-	eng, err := volume.OpenEngine(metaURL)
-	if err != nil {
-		return err
-	}
-	defer eng.Close()
-
-	old, err := eng.Load(ctx)
-	exists := err == nil
-	if err != nil && !errors.Is(err, meta.ErrNotFormatted) {
-		return fmt.Errorf("read the volume at %s: %w", engines.Redact(metaURL), err)
-	}
-	if exists {
-		return fmt.Errorf("%s already holds volume %q (uuid %s); change its settings with 'cairn config %s', or remove it with 'cairn destroy'", engines.Redact(metaURL), old.Name, old.UUID, engines.Redact(metaURL))
-	}
-
-	nf := meta.Format{
-		Name:        name,
-		Storage:     f.storage,
-		Bucket:      f.bucket,
-		BlockSize:   uint32(f.blockSize),
-		Compression: f.compress,
-		Capacity:    uint64(f.capacity),
-		Inodes:      f.inodes,
-		TrashDays:   f.trashDays,
-		Version:     meta.FormatVersion,
-	}
-	if nf.UUID, err = newUUID(); err != nil {
-		return err
-	}
-	if nf.Bucket == "" && nf.Storage == "file" {
-		if nf.Bucket, err = defaultBucket(name); err != nil {
+		if err := checkFormatFlags(name, &f); err != nil {
 			return err
 		}
-	}
-	if nf.Storage == "file" {
-		abs, err := filepath.Abs(nf.Bucket)
+		if strings.HasPrefix(metaURL, "mem://") {
+			return fmt.Errorf("mem:// keeps a volume inside one process only, so nothing could mount what format makes there; use a database, e.g. sqlite3:///var/lib/cairn/%s.db", name)
+		}
+		ctx := context.Background()
+		eng, err := volume.OpenEngine(metaURL)
 		if err != nil {
-			return fmt.Errorf("bucket %q: %w", nf.Bucket, err)
-		}
-		nf.Bucket = abs
-	}
-	if nf.Storage == "s3" {
-		if err := checkS3Bucket(nf.Bucket); err != nil {
 			return err
 		}
+		defer eng.Close()
+
+		old, err := eng.Load(ctx)
+		exists := err == nil
+		if err != nil && !errors.Is(err, meta.ErrNotFormatted) {
+			return fmt.Errorf("read the volume at %s: %w", engines.Redact(metaURL), err)
+		}
+		if exists {
+			return fmt.Errorf("%s already holds volume %q (uuid %s); change its settings with 'cairn config %s', or remove it with 'cairn destroy'", engines.Redact(metaURL), old.Name, old.UUID, engines.Redact(metaURL))
+		}
+
+		nf := meta.Format{
+			Name:        name,
+			Storage:     f.storage,
+			Bucket:      f.bucket,
+			BlockSize:   uint32(f.blockSize),
+			Compression: f.compress,
+			Capacity:    uint64(f.capacity),
+			Inodes:      f.inodes,
+			TrashDays:   f.trashDays,
+			Version:     meta.FormatVersion,
+		}
+		if nf.UUID, err = newUUID(); err != nil {
+			return err
+		}
+		if nf.Bucket == "" && nf.Storage == "file" {
+			if nf.Bucket, err = defaultBucket(name); err != nil {
+				return err
+			}
+		}
+		if nf.Storage == "file" {
+			abs, err := filepath.Abs(nf.Bucket)
+			if err != nil {
+				return fmt.Errorf("bucket %q: %w", nf.Bucket, err)
+			}
+			nf.Bucket = abs
+		}
+		if nf.Storage == "s3" {
+			if err := checkS3Bucket(nf.Bucket); err != nil {
+				return err
+			}
+		}
+		if err := volume.CreateStore(ctx, nf.Storage, nf.Bucket, f.store.options()); err != nil {
+			return err
+		}
+		if err := eng.Init(ctx, nf, false); err != nil {
+			return fmt.Errorf("format volume %q at %s: %w", name, engines.Redact(metaURL), err)
+		}
+		if nf.Storage == "mem" {
+			fmt.Fprintln(os.Stderr, "warning: --storage mem keeps blocks in the memory of each mount; they are lost at unmount (use it for tests only)")
+		}
+		where := nf.Storage
+		if nf.Bucket != "" {
+			where += " " + engines.Redact(nf.Bucket)
+		}
+		fmt.Fprintf(os.Stdout, "formatted volume %q (uuid %s) in %s, blocks in %s, block size %s, compression %s\n",
+			nf.Name, nf.UUID, engines.Redact(metaURL), where, humanBytes(uint64(nf.BlockSize)), nf.Compression)
+		return nil
 	}
-	if err := volume.CreateStore(ctx, nf.Storage, nf.Bucket, f.store.options()); err != nil {
-		return err
-	}
-	if err := eng.Init(ctx, nf, false); err != nil {
-		return fmt.Errorf("format volume %q at %s: %w", name, engines.Redact(metaURL), err)
-	}
-	if nf.Storage == "mem" {
-		fmt.Fprintln(os.Stderr, "warning: --storage mem keeps blocks in the memory of each mount; they are lost at unmount (use it for tests only)")
-	}
-	where := nf.Storage
-	if nf.Bucket != "" {
-		where += " " + engines.Redact(nf.Bucket)
-	}
-	fmt.Fprintf(os.Stdout, "formatted volume %q (uuid %s) in %s, blocks in %s, block size %s, compression %s\n",
-		nf.Name, nf.UUID, engines.Redact(metaURL), where, humanBytes(uint64(nf.BlockSize)), nf.Compression)
-	return nil
+	return c
 }
 
 // checkFormatFlags rejects settings no volume may have, before anything is
@@ -167,6 +165,9 @@ func checkFormatFlags(name string, f *formatFlags) error {
 	case "none", "lz4", "zstd":
 	default:
 		return fmt.Errorf("unknown --compress %q: use none, lz4 or zstd", f.compress)
+	}
+	if err := checkBudget("capacity", f.capacity); err != nil {
+		return err
 	}
 	if f.trashDays < 0 {
 		return fmt.Errorf("invalid --trash-days %d: use 0 or more", f.trashDays)

@@ -3,11 +3,12 @@ package main
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 // defaultFstab is the file 'cairn mount --update-fstab' edits.
@@ -19,15 +20,13 @@ const helperPath = "/sbin/mount.cairn"
 // fstabSkipped are the mount flags that do not belong in an fstab line:
 // mount.cairn always mounts in the background, and the line is written
 // already.
-var fstabSkipped = map[string]bool{"d": true, "background": true, "update-fstab": true, "fstab": true}
+var fstabSkipped = map[string]bool{"background": true, "update-fstab": true, "fstab": true}
 
 // maybeUpdateFstab does what --update-fstab asks, once, in the process
 // the user started (not again in the background mount it starts).
-func maybeUpdateFstab(fs *flag.FlagSet, f mountFlags, metaURL, mountpoint string) error {
+func maybeUpdateFstab(fs *pflag.FlagSet, f mountFlags, metaURL, mountpoint string) error {
 	if !f.updateFstab {
-		explicit := false
-		fs.Visit(func(fl *flag.Flag) { explicit = explicit || fl.Name == "fstab" })
-		if explicit {
+		if fs.Changed("fstab") {
 			return errors.New("--fstab names the file --update-fstab edits; give --update-fstab too")
 		}
 		return nil
@@ -59,10 +58,10 @@ func maybeUpdateFstab(fs *flag.FlagSet, f mountFlags, metaURL, mountpoint string
 // fstabOptions are the flags given to this mount as fstab options
 // (cache-size=10737418240, read-only, allow_other, ...), and _netdev:
 // the volume needs the network before it can mount.
-func fstabOptions(fs *flag.FlagSet) ([]string, error) {
+func fstabOptions(fs *pflag.FlagSet) ([]string, error) {
 	options := []string{"_netdev"}
 	var err error
-	fs.Visit(func(fl *flag.Flag) {
+	visitGiven(fs, func(fl *pflag.Flag) {
 		if fstabSkipped[fl.Name] || err != nil {
 			return
 		}
@@ -78,7 +77,7 @@ func fstabOptions(fs *flag.FlagSet) ([]string, error) {
 			}
 		default:
 			value := fl.Value.String()
-			if b, ok := fl.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() && value == "true" {
+			if fl.Value.Type() == "bool" && value == "true" {
 				values = []string{fl.Name}
 			} else {
 				values = []string{fl.Name + "=" + value}

@@ -49,7 +49,7 @@ func TestFstabOptions(t *testing.T) {
 	var f mountFlags
 	fs := newMountFlagSet(&f)
 	args := []string{"-d", "--update-fstab", "--fstab", "/tmp/x", "--cache-size", "2G", "--read-only", "-o", "allow_other,writeback_cache", "--attr-cache", "3s", "sqlite3:///v.db", "/mnt"}
-	if _, err := parseArgs(fs, args, 2); err != nil {
+	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	got, err := fstabOptions(fs)

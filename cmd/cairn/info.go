@@ -3,21 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 
 	"cairn/inspect"
 	"cairn/volume"
-)
 
-func infoCommand() command {
-	return command{
-		usage:   "info PATH…",
-		summary: "show a path's inode and attributes, and a file's chunks, slices and objects, as JSON",
-		run:     runInfo,
-	}
-}
+	"github.com/spf13/cobra"
+)
 
 // infoOutput is what 'cairn info' prints for one path.
 type infoOutput struct {
@@ -26,33 +19,37 @@ type infoOutput struct {
 	inspect.FileInfo
 }
 
-func runInfo(args []string) error {
-	fs := flag.NewFlagSet("info", flag.ContinueOnError)
-	paths, err := parseArgs(fs, args, -1)
-	if err != nil {
-		return err
+func infoCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:     "info PATH…",
+		Short:   "show a path's inode and attributes, and a file's chunks, slices and objects, as JSON",
+		Example: "  cairn info /mnt/vol/data/file.bin\n  cairn info /mnt/vol/a /mnt/vol/b",
+		Args:    cobra.ArbitraryArgs,
 	}
-	if len(paths) == 0 {
-		return fmt.Errorf("expected at least 1 argument, a path inside a cairn mount (see 'cairn info -h')")
+	c.RunE = func(_ *cobra.Command, paths []string) error {
+		if len(paths) == 0 {
+			return fmt.Errorf("expected at least 1 argument, a path inside a cairn mount (see 'cairn info -h')")
+		}
+		ctx := context.Background()
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		for _, p := range paths {
+			t, vol, err := openMounted(ctx, p)
+			if err != nil {
+				return err
+			}
+			info, err := inspect.File(ctx, vol.Engine, t.Ino, int(vol.Format.BlockSize))
+			vol.Close(ctx)
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			if err := enc.Encode(infoOutput{Path: t.Path, Mount: t.MountPoint, FileInfo: info}); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	ctx := context.Background()
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	for _, p := range paths {
-		t, vol, err := openMounted(ctx, p)
-		if err != nil {
-			return err
-		}
-		info, err := inspect.File(ctx, vol.Engine, t.Ino, int(vol.Format.BlockSize))
-		vol.Close(ctx)
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		if err := enc.Encode(infoOutput{Path: t.Path, Mount: t.MountPoint, FileInfo: info}); err != nil {
-			return err
-		}
-	}
-	return nil
+	return c
 }
 
 // openMounted finds the cairn mount holding path and opens its volume's

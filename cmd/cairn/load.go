@@ -2,29 +2,27 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"cairn/dump"
+
+	"github.com/spf13/cobra"
 )
 
-func loadCommand() command {
-	return command{
-		usage:   "load META-URL [FILE|-]",
-		summary: "load a dump (any form 'cairn dump' writes) from FILE or stdin into an empty database",
-		run:     runLoad,
+func loadCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:     "load META-URL [FILE|-]",
+		Short:   "load a dump (any form 'cairn dump' writes) from FILE or stdin into an empty database",
+		Example: "  cairn load sqlite3:///var/lib/cairn/copy.db vol.dump.zst\n  cairn dump redis://old/1 | cairn load redis://new/1",
+		Args:    argsBetween(1, 2),
+		RunE:    func(_ *cobra.Command, pos []string) error { return runLoad(pos) },
 	}
 }
 
-func runLoad(args []string) error {
-	fs := flag.NewFlagSet("load", flag.ContinueOnError)
-	pos, err := parseArgs(fs, args, -1)
-	if err != nil {
-		return err
-	}
+func runLoad(pos []string) error {
 	if len(pos) < 1 || len(pos) > 2 {
 		return fmt.Errorf("expected META-URL and optionally FILE, got %d argument(s) (see 'cairn load -h')", len(pos))
 	}

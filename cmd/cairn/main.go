@@ -1,53 +1,19 @@
 // Command cairn formats, mounts, inspects and benchmarks cairn volumes.
 // Each subcommand lives in a file of its own and is a thin shell over a
-// package: parse flags, open a volume, call the package.
+// package: declare its flags, open a volume, call the package. The
+// commands are cobra commands; this file ties them under the root.
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
-
-// command is one subcommand: its usage line, a one-line summary, and run,
-// which gets the arguments after the subcommand's name.
-type command struct {
-	usage   string
-	summary string
-	run     func(args []string) error
-}
-
-func commands() map[string]command {
-	return map[string]command{
-		"format":   formatCommand(),
-		"config":   configCommand(),
-		"destroy":  destroyCommand(),
-		"fsck":     fsckCommand(),
-		"gc":       gcCommand(),
-		"compact":  compactCommand(),
-		"info":     infoCommand(),
-		"summary":  summaryCommand(),
-		"warmup":   warmupCommand(),
-		"restore":  restoreCommand(),
-		"rmr":      rmrCommand(),
-		"mount":    mountCommand(),
-		"umount":   umountCommand(),
-		"status":   statusCommand(),
-		"stats":    statsCommand(),
-		"profile":  profileCommand(),
-		"version":  versionCommand(),
-		"bench":    benchCommand(),
-		"mdtest":   mdtestCommand(),
-		"objbench": objbenchCommand(),
-		"dump":     dumpCommand(),
-		"load":     loadCommand(),
-	}
-}
 
 func main() {
 	if filepath.Base(os.Args[0]) == helperName {
@@ -56,76 +22,105 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stderr))
 }
 
+// subcommands are every command of cairn, in the order 'cairn help' lists
+// them.
+func subcommands() []*cobra.Command {
+	return []*cobra.Command{
+		formatCommand(),
+		configCommand(),
+		statusCommand(),
+		mountCommand(),
+		umountCommand(),
+		statsCommand(),
+		profileCommand(),
+		infoCommand(),
+		summaryCommand(),
+		warmupCommand(),
+		restoreCommand(),
+		rmrCommand(),
+		fsckCommand(),
+		gcCommand(),
+		compactCommand(),
+		dumpCommand(),
+		loadCommand(),
+		destroyCommand(),
+		benchCommand(),
+		mdtestCommand(),
+		objbenchCommand(),
+		versionCommand(),
+	}
+}
+
+// newRootCommand is 'cairn' with every subcommand under it, the flags all
+// of them take (logging) and the help, version and completion cobra adds.
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "cairn",
+		Short: "cairn: a distributed POSIX file system",
+		Long: "cairn: a distributed POSIX file system. Files are cut into blocks kept in an object store\n" +
+			"(a directory or S3); their metadata lives in a database (SQLite, Redis, PostgreSQL, MySQL,\n" +
+			"etcd, TiKV or Badger) that every client shares.\n\n" +
+			environmentHelp,
+		Example:           "  cairn format sqlite3:///var/lib/cairn/vol.db vol\n  cairn mount sqlite3:///var/lib/cairn/vol.db /mnt/vol -d\n  cairn help mount",
+		Version:           versionString(),
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
+	}
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolP("version", "V", false, "print the version of this build")
+	logging.register(root.PersistentFlags())
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if err := logging.install(os.Stderr); err != nil {
+			return err
+		}
+		// Not the arguments: a URL may hold a password.
+		slog.Debug("start", "command", c.CommandPath(), "version", versionString(), "pid", os.Getpid())
+		return nil
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w (see 'cairn %s --help')", err, commandName(c))
+	})
+	root.SetHelpCommand(helpCommand())
+	root.AddCommand(subcommands()...)
+	finishHelp(root)
+	completeChoices(root)
+	return root
+}
+
+// run executes cairn with args (without the program name) and returns its
+// exit status; failures are one line on stderr, never a usage dump.
 func run(args []string, stderr io.Writer) int {
-	cmds := commands()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(stderr, cmds)
-		if len(args) == 0 {
-			return 1
+	root := newRootCommand()
+	root.SetArgs(args)
+	root.SetErr(stderr)
+	c, err := root.ExecuteC()
+	if err != nil {
+		prefix := "cairn"
+		if c != nil && c.HasParent() {
+			prefix += " " + commandName(c)
 		}
-		return 0
-	}
-	c, ok := cmds[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "cairn: unknown command %q (run 'cairn help' for the list)\n", args[0])
-		return 1
-	}
-	if err := c.run(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
+		msg := oneLine(err.Error())
+		if !c.HasParent() && strings.HasPrefix(msg, "unknown command") {
+			msg += " (run 'cairn --help' for the list)"
 		}
-		fmt.Fprintf(stderr, "cairn %s: %s\n", args[0], oneLine(err.Error()))
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 		return 1
 	}
 	return 0
 }
 
-func printUsage(w io.Writer, cmds map[string]command) {
-	fmt.Fprintln(w, "cairn: a distributed POSIX file system")
-	fmt.Fprintln(w, "\nCommands:")
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
+// commandName is c's path below the root ("mount", "bench engines"), or
+// "cairn" alone for the root itself.
+func commandName(c *cobra.Command) string {
+	if c == nil || !c.HasParent() {
+		return "cairn"
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-52s %s\n", cmds[n].usage, cmds[n].summary)
-	}
+	return strings.TrimPrefix(c.CommandPath(), "cairn ")
 }
 
 // oneLine folds an error message onto one line, as every user-facing
 // failure must be.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// parseArgs parses flags that may stand before, between or after the
-// positional arguments (cairn mount URL DIR -d), and checks that exactly
-// want positionals were given (want < 0: any number).
-func parseArgs(fs *flag.FlagSet, args []string, want int) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	var pos []string
-	for len(args) > 0 {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fs.SetOutput(os.Stderr)
-				fs.PrintDefaults()
-			}
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		if args[0] == "--" {
-			pos = append(pos, args[1:]...)
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-	if want >= 0 && len(pos) != want {
-		return nil, fmt.Errorf("expected %d argument(s), got %d (see 'cairn %s -h')", want, len(pos), fs.Name())
-	}
-	return pos, nil
 }

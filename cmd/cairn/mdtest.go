@@ -3,50 +3,48 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 
 	"cairn/bench"
 	"cairn/bench/mdtest"
+
+	"github.com/spf13/cobra"
 )
 
-func mdtestCommand() command {
-	return command{
-		usage:   "mdtest META-URL PATH",
-		summary: "mdtest's metadata rates on a tree built in PATH of a volume, through the library (no FUSE)",
-		run:     runMdtest,
+func mdtestCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:     "mdtest META-URL PATH",
+		Short:   "mdtest's metadata rates on a tree built in PATH of a volume, through the library (no FUSE)",
+		Example: "  cairn mdtest sqlite3:///tmp/bench.db /mdtest --threads 4 --dirs 3 --depth 2 --files 50",
+		Args:    exactArgs(2),
 	}
-}
-
-func runMdtest(args []string) error {
-	fs := flag.NewFlagSet("mdtest", flag.ContinueOnError)
+	fs := c.Flags()
 	var cfg mdtest.Config
 	fs.IntVar(&cfg.Dirs, "dirs", 3, "subdirectories per tree directory (mdtest -b)")
 	fs.IntVar(&cfg.Depth, "depth", 1, "levels of the tree below its root (mdtest -z)")
 	fs.IntVar(&cfg.Items, "files", 100, "directories, then files, made in every tree directory (mdtest -I)")
-	fs.IntVar(&cfg.Threads, "threads", 1, "threads, each with a tree of its own (mdtest tasks with -u)")
+	fs.IntVarP(&cfg.Threads, "threads", "p", 1, "threads, each with a tree of its own (mdtest tasks with -u)")
 	fs.IntVar(&cfg.Iterations, "iterations", 1, "times to repeat the whole test (mdtest -i)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
-	pos, err := parseArgs(fs, args, 2)
-	if err != nil {
-		return err
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		ctx := context.Background()
+		v, err := openVolume(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		defer v.Close()
+		res, err := mdtest.Run(ctx, v, pos[1], cfg, progressLines())
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(os.Stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(res)
+		}
+		return res.WriteText(os.Stdout)
 	}
-	ctx := context.Background()
-	v, err := openVolume(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	defer v.Close()
-	res, err := mdtest.Run(ctx, v, pos[1], cfg, os.Stderr)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	}
-	return res.WriteText(os.Stdout)
+	return c
 }
 
 // openVolume opens a formatted volume for mdtest: unlike the engine

@@ -22,6 +22,7 @@ type metricsAddress struct {
 }
 
 func (m *metricsAddress) String() string { return m.addr }
+func (m *metricsAddress) Type() string   { return "address" }
 
 func (m *metricsAddress) Set(s string) error {
 	m.explicit = true

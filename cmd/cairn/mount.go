@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,18 +20,31 @@ import (
 	"cairn/metrics"
 	"cairn/vfs"
 	"cairn/volume"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // readyEnv tells a re-executed mount process that it runs in the
 // background and reports readiness on file descriptor 3.
 const readyEnv = "CAIRN_MOUNT_READY_FD"
 
-func mountCommand() command {
-	return command{
-		usage:   "mount META-URL MOUNTPOINT [flags]",
-		summary: "mount a volume (foreground; -d to run in the background)",
-		run:     runMount,
+func mountCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "mount META-URL MOUNTPOINT",
+		Short: "mount a volume (foreground; -d to run in the background)",
+		Example: "  cairn mount sqlite3:///var/lib/cairn/vol.db /mnt/vol -d\n" +
+			"  META_PASSWORD=secret cairn mount postgres://cairn@db/cairn /mnt/vol -d --cache-size 100G -o allow_other\n" +
+			"  cairn mount redis://localhost:6379/1 /mnt/vol -d --update-fstab",
+		Args: exactArgs(2),
 	}
+	var f mountFlags
+	mountFlagSet := newMountFlagSet(&f)
+	c.Flags().AddFlagSet(mountFlagSet)
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		return runMount(mountFlagSet, f, pos, commandLine(c.Flags(), pos))
+	}
+	return c
 }
 
 type mountFlags struct {
@@ -56,16 +68,19 @@ type mountFlags struct {
 	fstab         string
 }
 
-func runMount(args []string) error {
-	var f mountFlags
-	fs := newMountFlagSet(&f)
-	pos, err := parseArgs(fs, args, 2)
-	if err != nil {
-		return err
-	}
+// runMount mounts pos[0] at pos[1]; fs holds the mount's own flags, args
+// the whole command line, which a background mount runs again.
+func runMount(fs *pflag.FlagSet, f mountFlags, pos, args []string) error {
+	var err error
 	metaURL, mountpoint := pos[0], pos[1]
 	if f.ioTimeout <= 0 {
 		return fmt.Errorf("--io-timeout must be positive, e.g. 1m")
+	}
+	if err := checkBudget("cache-size", f.cacheSize); err != nil {
+		return err
+	}
+	if err := checkBudget("buffer-size", f.bufferSize); err != nil {
+		return err
 	}
 	if f.backupMeta < 0 || (f.backupMeta > 0 && f.backupMeta < volume.MinBackupInterval) {
 		return fmt.Errorf("--backup-meta must be 0 (no backups) or at least %v, e.g. 1h", volume.MinBackupInterval)
@@ -87,25 +102,24 @@ func runMount(args []string) error {
 
 // newMountFlagSet defines the flags of 'cairn mount' into f; mount.cairn
 // reads the same set to turn -o options into flags.
-func newMountFlagSet(f *mountFlags) *flag.FlagSet {
-	fs := flag.NewFlagSet("mount", flag.ContinueOnError)
+func newMountFlagSet(f *mountFlags) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("mount", pflag.ContinueOnError)
 	f.cacheSize = 1 << 30
 	f.bufferSize = 300 << 20
 	f.metrics.addr = metrics.DefaultAddress
-	fs.BoolVar(&f.background, "d", false, "run in the background; return once the volume is mounted")
-	fs.BoolVar(&f.background, "background", false, "same as -d")
+	fs.BoolVarP(&f.background, "background", "d", false, "run in the background; return once the volume is mounted")
 	fs.StringVar(&f.cacheDir, "cache-dir", defaultCacheDir(), "directory of the local block cache (\"\" for none)")
-	fs.Var(&f.cacheSize, "cache-size", "size of the local block cache, e.g. 10G")
-	fs.Var(&f.bufferSize, "buffer-size", "memory for writes not yet uploaded, e.g. 300M")
+	fs.Var(&f.cacheSize, "cache-size", "size of the local block cache, e.g. 10G (a number without a unit is bytes; under 1 MiB is refused)")
+	fs.Var(&f.bufferSize, "buffer-size", "memory for writes not yet uploaded, e.g. 300M (a number without a unit is bytes; under 1 MiB is refused)")
 	fs.DurationVar(&f.attrCache, "attr-cache", time.Second, "how long attributes are cached")
 	fs.DurationVar(&f.entryCache, "entry-cache", time.Second, "how long file names are cached")
 	fs.DurationVar(&f.dirEntryCache, "dir-entry-cache", time.Second, "how long directory names are cached")
 	fs.DurationVar(&f.ioTimeout, "io-timeout", meta.DefaultIOTimeout, "how long an operation waits for a metadata server or object store that does not answer before it fails with EIO")
 	fs.BoolVar(&f.readOnly, "read-only", false, "mount read-only")
-	fs.Var(&f.options, "o", "FUSE mount options, comma-separated (allow_other, writeback_cache, default_permissions, ...)")
+	fs.VarP(&f.options, "options", "o", "FUSE mount options, comma-separated (allow_other, writeback_cache, default_permissions, ...)")
 	fs.StringVar(&f.logFile, "log", "", "log file in the background (default CACHE-DIR/mount.log, or stderr in the foreground)")
 	fs.BoolVar(&f.debug, "debug", false, "log every FUSE request")
-	fs.Var(&f.metrics, "metrics", "serve Prometheus metrics at HOST:PORT/metrics (default "+metrics.DefaultAddress+", or the next free port; off to disable)")
+	fs.Var(&f.metrics, "metrics", "serve Prometheus metrics at HOST:PORT/metrics (when the default is taken, the next free port; off to disable)")
 	fs.DurationVar(&f.backupMeta, "backup-meta", time.Hour, "how often one of the volume's clients writes a backup of its metadata into the object store under meta/ (0: never)")
 	f.store.register(fs)
 	f.data.register(fs)
@@ -226,13 +240,12 @@ func (r *readyReporter) done(err error) {
 func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	ready := newReadyReporter()
 	defer func() { ready.done(err) }()
-	level := slog.LevelInfo
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
-
 	if err := f.data.check(f.cacheDir); err != nil {
 		return err
 	}
 	opts := fuseOptions(f)
+	slog.Debug("mount settings", "cache-dir", f.cacheDir, "cache-size", uint64(f.cacheSize), "buffer-size", uint64(f.bufferSize),
+		"attr-cache", f.attrCache, "entry-cache", f.entryCache, "io-timeout", f.ioTimeout, "writeback", f.data.writeback)
 	host, _ := os.Hostname()
 	ctx := context.Background()
 	mm, err := openMetrics(f.metrics)

@@ -48,7 +48,10 @@ func runMountHelper(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: would run: cairn %s\n", helperName, strings.Join(mountArgs, " "))
 		return 0
 	}
-	if err := runMount(mountArgs[1:]); err != nil {
+	root := newRootCommand()
+	root.SetArgs(mountArgs)
+	root.SetErr(stderr)
+	if _, err := root.ExecuteC(); err != nil {
 		fmt.Fprintf(stderr, "%s: %s\n", helperName, oneLine(err.Error()))
 		if errors.Is(err, errBadOption) {
 			return helperUsage
@@ -134,21 +137,20 @@ func optionFlags(options string, sloppy bool, stderr io.Writer) ([]string, error
 			continue
 		}
 		f := fs.Lookup(key)
-		if f == nil || fstabSkipped[key] || key == "o" {
+		if f == nil || fstabSkipped[key] || key == "options" {
 			if sloppy {
 				fmt.Fprintf(stderr, "%s: ignoring unknown option %q\n", helperName, opt)
 				continue
 			}
 			return nil, fmt.Errorf("%w %q (the options are cairn mount's flags without dashes, e.g. cache-size=10G, and allow_other, ro, _netdev; see 'cairn mount -h')", errBadOption, opt)
 		}
-		b, isBool := f.Value.(interface{ IsBoolFlag() bool })
 		switch {
 		case hasValue:
 			if err := fs.Set(key, value); err != nil {
 				return nil, fmt.Errorf("%w %q: %v", errBadOption, opt, err)
 			}
 			flags = append(flags, "--"+key+"="+value)
-		case isBool && b.IsBoolFlag():
+		case f.Value.Type() == "bool":
 			flags = append(flags, "--"+key)
 		default:
 			return nil, fmt.Errorf("%w %q: it needs a value (%s=VALUE)", errBadOption, opt, key)

@@ -21,7 +21,7 @@ func TestMountHelperArgs(t *testing.T) {
 		{"no options", []string{"sqlite3:///v.db", "/mnt", "-o", "defaults"}, "mount sqlite3:///v.db /mnt -d", false},
 		{"sloppy ignores the unknown", []string{"-s", "sqlite3:///v.db", "/mnt", "-o", "frobnicate,cache-size=1G"}, "mount sqlite3:///v.db /mnt -d --cache-size=1G", false},
 		{"unknown option", []string{"sqlite3:///v.db", "/mnt", "-o", "frobnicate"}, `bad mount option "frobnicate"`, false},
-		{"malformed value", []string{"sqlite3:///v.db", "/mnt", "-o", "cache-size=lots"}, `bad mount option "cache-size=lots": invalid size`, false},
+		{"malformed value", []string{"sqlite3:///v.db", "/mnt", "-o", "cache-size=lots"}, `bad mount option "cache-size=lots": invalid argument "lots" for "--cache-size" flag: invalid size`, false},
 		{"malformed duration", []string{"sqlite3:///v.db", "/mnt", "-o", "attr-cache=soon"}, `bad mount option "attr-cache=soon"`, false},
 		{"value missing", []string{"sqlite3:///v.db", "/mnt", "-o", "cache-size"}, `it needs a value`, false},
 		{"not an option of the helper", []string{"sqlite3:///v.db", "/mnt", "-o", "update-fstab"}, `bad mount option "update-fstab"`, false},

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"flag"
 	"fmt"
 	"os"
 	"sort"
@@ -11,91 +10,93 @@ import (
 	"time"
 
 	"cairn/object"
+
+	"github.com/spf13/cobra"
 )
 
-func objbenchCommand() command {
-	return command{
-		usage:   "objbench --storage KIND --bucket B [flags]",
-		summary: "measure put/get/list/delete of an object store before formatting on it",
-		run:     runObjbench,
+func objbenchCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:     "objbench --storage file|s3|mem --bucket DIR|URL",
+		Short:   "measure put/get/list/delete of an object store before formatting on it",
+		Example: "  cairn objbench --storage file --bucket /data/bench\n  ACCESS_KEY=... SECRET_KEY=... cairn objbench --storage s3 --bucket https://s3.example.com/bench --threads 16",
+		Args:    exactArgs(0),
 	}
-}
-
-func runObjbench(args []string) error {
-	fs := flag.NewFlagSet("objbench", flag.ContinueOnError)
+	fs := c.Flags()
 	storage := fs.String("storage", "file", "object store kind: file, mem or s3")
 	bucket := fs.String("bucket", "", "directory (file) or http(s)://host:port/bucket (s3)")
-	accessKey := fs.String("access-key", "", "S3 access key (default $"+object.AccessKeyEnv+")")
-	secretKey := fs.String("secret-key", "", "S3 secret key (better: $"+object.SecretKeyEnv+")")
+	var credentials storeFlags
+	credentials.register(fs)
 	size := byteSize(4 << 20)
 	small := byteSize(128 << 10)
 	fs.Var(&size, "block-size", "size of the big objects (e.g. 4M)")
-	fs.Var(&small, "small-size", "size of the small objects (e.g. 128K)")
-	count := fs.Int("count", 64, "objects of each size")
-	threads := fs.Int("threads", 4, "concurrent requests")
-	if _, err := parseArgs(fs, args, 0); err != nil {
-		return err
-	}
-	if *bucket == "" && *storage != "mem" {
-		return fmt.Errorf("no --bucket given (a directory, or http(s)://host:port/bucket for s3)")
-	}
-	if *count <= 0 || *threads <= 0 {
-		return fmt.Errorf("--count and --threads must be positive")
-	}
-	store, err := object.Open(*storage, *bucket, object.Options{AccessKey: *accessKey, SecretKey: *secretKey})
-	if err != nil {
-		return err
-	}
-	ctx := context.Background()
-	if err := store.Create(ctx); err != nil {
-		return err
-	}
-	prefix := fmt.Sprintf("cairn-objbench-%d/", time.Now().UnixNano())
-	fmt.Printf("object store %s, %d threads\n", store, *threads)
-	fmt.Printf("%-22s %12s %12s %10s %10s\n", "operation", "objects/s", "MiB/s", "p50 ms", "p99 ms")
-	defer objCleanup(ctx, store, prefix)
-	for _, sz := range []int{int(size), int(small)} {
-		data := make([]byte, sz)
-		rand.Read(data)
-		key := func(i int) string { return fmt.Sprintf("%s%d/%06d", prefix, sz, i) }
-		ops := []struct {
-			name string
-			f    func(i int) error
-		}{
-			{"put", func(i int) error { return store.Put(ctx, key(i), data) }},
-			{"get", func(i int) error { _, err := store.Get(ctx, key(i), 0, -1); return err }},
-			{"head", func(i int) error { _, err := store.Head(ctx, key(i)); return err }},
-			{"delete", func(i int) error { return store.Delete(ctx, key(i)) }},
+	fs.Var(&small, "small-object-size", "size of the small objects (e.g. 128K)")
+	oldName(fs, "small-size", "small-object-size")
+	count := fs.Int("objects", 64, "objects of each size")
+	oldName(fs, "count", "objects")
+	threads := fs.IntP("threads", "p", 4, "concurrent requests")
+	c.RunE = func(_ *cobra.Command, _ []string) error {
+		if *bucket == "" && *storage != "mem" {
+			return fmt.Errorf("no --bucket given (a directory, or http(s)://host:port/bucket for s3)")
 		}
-		for _, op := range ops {
-			r, err := objMeasure(*count, *threads, op.f)
-			if err != nil {
-				return fmt.Errorf("%s of %s objects: %w", op.name, objSize(sz), err)
+		if *count <= 0 || *threads <= 0 {
+			return fmt.Errorf("--objects and --threads must be positive")
+		}
+		store, err := object.Open(*storage, *bucket, credentials.options())
+		if err != nil {
+			return err
+		}
+		ctx := context.Background()
+		if err := store.Create(ctx); err != nil {
+			return err
+		}
+		prefix := fmt.Sprintf("cairn-objbench-%d/", time.Now().UnixNano())
+		fmt.Printf("object store %s, %d threads\n", store, *threads)
+		fmt.Printf("%-22s %12s %12s %10s %10s\n", "operation", "objects/s", "MiB/s", "p50 ms", "p99 ms")
+		defer objCleanup(ctx, store, prefix)
+		for _, sz := range []int{int(size), int(small)} {
+			data := make([]byte, sz)
+			rand.Read(data)
+			key := func(i int) string { return fmt.Sprintf("%s%d/%06d", prefix, sz, i) }
+			ops := []struct {
+				name string
+				f    func(i int) error
+			}{
+				{"put", func(i int) error { return store.Put(ctx, key(i), data) }},
+				{"get", func(i int) error { _, err := store.Get(ctx, key(i), 0, -1); return err }},
+				{"head", func(i int) error { _, err := store.Head(ctx, key(i)); return err }},
+				{"delete", func(i int) error { return store.Delete(ctx, key(i)) }},
 			}
-			mib := ""
-			if op.name == "put" || op.name == "get" {
-				mib = fmt.Sprintf("%.1f", float64(sz)*r.perSec/(1<<20))
+			for _, op := range ops {
+				r, err := objMeasure(*count, *threads, op.f)
+				if err != nil {
+					return fmt.Errorf("%s of %s objects: %w", op.name, objSize(sz), err)
+				}
+				mib := ""
+				if op.name == "put" || op.name == "get" {
+					mib = fmt.Sprintf("%.1f", float64(sz)*r.perSec/(1<<20))
+				}
+				fmt.Printf("%-22s %12.1f %12s %10.2f %10.2f\n", op.name+" "+objSize(sz), r.perSec, mib, objMillis(r.p50), objMillis(r.p99))
 			}
-			fmt.Printf("%-22s %12.1f %12s %10.2f %10.2f\n", op.name+" "+objSize(sz), r.perSec, mib, objMillis(r.p50), objMillis(r.p99))
 		}
-	}
-	// List: put a page worth of empty objects and list them.
-	for i := 0; i < 1000; i += 100 {
-		if _, err := objMeasure(100, *threads, func(j int) error {
-			return store.Put(ctx, fmt.Sprintf("%slist/%06d", prefix, i+j), nil)
-		}); err != nil {
-			return fmt.Errorf("put objects to list: %w", err)
+		// List: put a page worth of empty objects and list them.
+		for i := 0; i < 1000; i += 100 {
+			if _, err := objMeasure(100, *threads, func(j int) error {
+				return store.Put(ctx, fmt.Sprintf("%slist/%06d", prefix, i+j), nil)
+			}); err != nil {
+				return fmt.Errorf("put objects to list: %w", err)
+			}
 		}
+		r, err := objMeasure(10, 1, func(int) error {
+			_, err := store.List(ctx, prefix+"list/", "", 1000)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("list: %w", err)
+		}
+		fmt.Printf("%-22s %12.1f %12s %10.2f %10.2f\n", "list 1000 keys", r.perSec*1000, "", objMillis(r.p50), objMillis(r.p99))
+		return nil
 	}
-	r, err := objMeasure(10, 1, func(int) error {
-		_, err := store.List(ctx, prefix+"list/", "", 1000)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("list: %w", err)
-	}
-	fmt.Printf("%-22s %12.1f %12s %10.2f %10.2f\n", "list 1000 keys", r.perSec*1000, "", objMillis(r.p50), objMillis(r.p99))
-	return nil
+	return c
 }
 
 type objResult struct {

@@ -10,7 +10,7 @@ import (
 func TestObjbenchFileStore(t *testing.T) {
 	dir := t.TempDir()
 	var stderr bytes.Buffer
-	if code := run([]string{"objbench", "--storage", "file", "--bucket", dir, "--count", "4", "--block-size", "64K", "--small-size", "4K"}, &stderr); code != 0 {
+	if code := run([]string{"objbench", "--storage", "file", "--bucket", dir, "--objects", "4", "--block-size", "64K", "--small-object-size", "4K"}, &stderr); code != 0 {
 		t.Fatalf("objbench exit %d: %s", code, stderr.String())
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
@@ -26,7 +26,7 @@ func TestObjbenchBadInput(t *testing.T) {
 		{[]string{"objbench", "--storage", "file"}, "no --bucket"},
 		{[]string{"objbench", "--storage", "tape", "--bucket", "x"}, "unknown storage"},
 		{[]string{"objbench", "--storage", "s3", "--bucket", "ftp://h/b"}, "not an S3 URL"},
-		{[]string{"objbench", "--storage", "mem", "--count", "0"}, "must be positive"},
+		{[]string{"objbench", "--storage", "mem", "--objects", "0"}, "must be positive"},
 	} {
 		var stderr bytes.Buffer
 		code := run(c.args, &stderr)

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,14 +14,25 @@ import (
 
 	"cairn/accesslog"
 	"cairn/fuse"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-func profileCommand() command {
-	return command{
-		usage:   "profile MOUNTPOINT|LOGFILE [--interval 2s] [--duration D] [--top N]",
-		summary: "sum up a mount's access log by operation and by inode: live from a mount, or from a saved log",
-		run:     runProfile,
+func profileCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "profile MOUNTPOINT|LOGFILE",
+		Short: "sum up a mount's access log by operation and by inode: live from a mount, or from a saved log",
+		Example: "  cairn profile /mnt/vol\n" +
+			"  cairn profile /mnt/vol --interval 5s --duration 1m --top 20\n" +
+			"  cat /mnt/vol/.accesslog > access.log; cairn profile access.log",
+		Args: exactArgs(1),
 	}
+	var f profileFlags
+	fs := newProfileFlagSet(&f)
+	c.Flags().AddFlagSet(fs)
+	c.RunE = func(_ *cobra.Command, pos []string) error { return runProfile(fs, f, pos) }
+	return c
 }
 
 type profileFlags struct {
@@ -30,22 +40,16 @@ type profileFlags struct {
 	top                int
 }
 
-func newProfileFlagSet(f *profileFlags) *flag.FlagSet {
-	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+func newProfileFlagSet(f *profileFlags) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("profile", pflag.ContinueOnError)
 	fs.DurationVar(&f.interval, "interval", 2*time.Second, "time between updates of a live profile")
 	fs.DurationVar(&f.duration, "duration", 0, "stop a live profile after this long (0: until Ctrl-C)")
 	fs.IntVar(&f.top, "top", 10, "how many inodes and names to list")
 	return fs
 }
 
-func runProfile(args []string) error {
-	var f profileFlags
-	fs := newProfileFlagSet(&f)
+func runProfile(fs *pflag.FlagSet, f profileFlags, pos []string) error {
 	interval, duration, top := &f.interval, &f.duration, &f.top
-	pos, err := parseArgs(fs, args, 1)
-	if err != nil {
-		return err
-	}
 	if *top < 1 {
 		return fmt.Errorf("--top %d: want at least 1", *top)
 	}
@@ -58,9 +62,7 @@ func runProfile(args []string) error {
 		return err
 	}
 	if !st.IsDir() {
-		live := false
-		fs.Visit(func(f *flag.Flag) { live = live || f.Name == "interval" || f.Name == "duration" })
-		if live {
+		if fs.Changed("interval") || fs.Changed("duration") {
 			return fmt.Errorf("--interval and --duration are for a live profile of a mount; %s is a saved log", path)
 		}
 		return profileFile(path, *top, os.Stdout)

@@ -79,9 +79,10 @@ func TestProfileBadInput(t *testing.T) {
 		{[]string{dir, "--interval", "1ms"}, "too short"},
 	}
 	for _, c := range cases {
-		err := runProfile(c.args)
-		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("cairn profile %v: %v; want one line saying %q", c.args, err, c.want)
+		var stderr strings.Builder
+		code := run(append([]string{"profile"}, c.args...), &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), c.want) || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("cairn profile %v: exit %d, %q; want one line saying %q", c.args, code, stderr.String(), c.want)
 		}
 	}
 }

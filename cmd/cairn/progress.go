@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"golang.org/x/sys/unix"
 )
 
@@ -15,67 +16,71 @@ func isTerminal(f *os.File) bool {
 	return err == nil
 }
 
-// progress redraws one line on a terminal while a long command runs:
-// the count so far, the rate, and, when a total is known, the share done
-// and the time left. On anything but a terminal it writes nothing.
-type progress struct {
-	out   io.Writer
-	verb  string
-	count func() (done, total uint64)
-	start time.Time
-	stop  chan struct{}
-	done  chan struct{}
+// showProgress reports whether long commands draw progress: on a terminal
+// only, and not with --quiet.
+func showProgress() bool {
+	return !logging.quiet && isTerminal(os.Stderr)
 }
 
-// startProgress shows progress on stderr if it is a terminal; count
-// reports the inodes done and the expected total (0: unknown).
+// newBar is a progress bar on standard error; max -1 when the total is
+// not known (a spinner). Every bar of cairn looks alike.
+func newBar(max int64, description, unit string) *progressbar.ProgressBar {
+	return progressbar.NewOptions64(max,
+		progressbar.OptionSetWriter(os.Stderr),
+		progressbar.OptionSetDescription(description),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString(unit),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionSpinnerType(14),
+		progressbar.OptionSetWidth(30),
+	)
+}
+
+// progress shows how many inodes a long command has done so far, their
+// rate and, when a total is known, the share done and the time left.
+// Where progress is not shown (see showProgress) it draws nothing.
+type progress struct {
+	bar  *progressbar.ProgressBar // nil when not shown
+	stop func()
+}
+
+// startProgress shows progress; count reports the inodes done and the
+// expected total (0: unknown, which may become known later).
 func startProgress(verb string, count func() (done, total uint64)) *progress {
-	p := &progress{out: os.Stderr, verb: verb, count: count, start: time.Now(), stop: make(chan struct{}), done: make(chan struct{})}
-	if !isTerminal(os.Stderr) {
-		close(p.done)
-		p.out = nil
-		return p
+	if !showProgress() {
+		return &progress{stop: func() {}}
 	}
-	go func() {
-		defer close(p.done)
-		t := time.NewTicker(200 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-p.stop:
-				p.draw()
-				fmt.Fprintln(p.out)
-				return
-			case <-t.C:
-				p.draw()
-			}
+	p := &progress{bar: newBar(-1, verb, "inodes")}
+	known := int64(-1)
+	p.stop = showEvery(func() {
+		done, total := count()
+		if total > 0 && int64(total) != known && done <= total {
+			known = int64(total)
+			p.bar.ChangeMax64(known)
 		}
-	}()
+		p.bar.Set64(int64(done))
+	})
 	return p
 }
 
-func (p *progress) draw() {
-	done, total := p.count()
-	elapsed := time.Since(p.start).Seconds()
-	rate := 0.0
-	if elapsed > 0 {
-		rate = float64(done) / elapsed
+// finish stops the drawing, leaving the last state on the terminal.
+func (p *progress) finish() {
+	p.stop()
+	if p.bar != nil {
+		p.bar.Exit()
+		fmt.Fprintln(os.Stderr)
 	}
-	line := fmt.Sprintf("%s %d inodes (%.0f/s)", p.verb, done, rate)
-	if total > 0 && done <= total {
-		line = fmt.Sprintf("%s %d of %d inodes, %d%% (%.0f/s", p.verb, done, total, done*100/total, rate)
-		if rate > 0 {
-			line += fmt.Sprintf(", %s left", (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second))
-		}
-		line += ")"
-	}
-	fmt.Fprintf(p.out, "\r\033[K%s", line)
 }
 
-// finish stops the redrawing, leaving the last line on the terminal.
-func (p *progress) finish() {
-	if p.out != nil {
-		close(p.stop)
+// progressLines is where commands that report progress as lines of text
+// (the benchmarks: one line per phase) write them: stderr, or nowhere with
+// --quiet.
+func progressLines() io.Writer {
+	if logging.quiet {
+		return io.Discard
 	}
-	<-p.done
+	return os.Stderr
 }

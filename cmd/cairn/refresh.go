@@ -1,15 +1,14 @@
 package main
 
 import (
-	"os"
 	"time"
 )
 
 // showEvery calls show five times a second while a long command runs, on
-// a terminal only (see statusLine), and once more when the returned stop
+// a terminal only, not with --quiet (see showProgress), and once more when the returned stop
 // is called.
 func showEvery(show func()) (stop func()) {
-	if !isTerminal(os.Stderr) {
+	if !showProgress() {
 		return func() {}
 	}
 	quit, done := make(chan struct{}), make(chan struct{})

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,22 +12,23 @@ import (
 	"cairn/inspect"
 	"cairn/meta"
 	"cairn/volume"
+
+	"github.com/spf13/cobra"
 )
 
-func restoreCommand() command {
-	return command{
-		usage:   "restore [META-URL] PATH...",
-		summary: "put files and directories from the trash back where they were deleted from; PATH is .trash/HOUR or .trash/HOUR/ENTRY, inside a mount or, after META-URL, from the volume's root",
-		run:     runRestore,
+func restoreCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "restore [META-URL] PATH…",
+		Short: "put files and directories from the trash back where they were deleted from; PATH is .trash/HOUR or .trash/HOUR/ENTRY, inside a mount or, after META-URL, from the volume's root",
+		Example: "  cairn restore /mnt/vol/.trash/2026-11-24-05\n" +
+			"  cairn restore sqlite3:///var/lib/cairn/vol.db .trash/2026-11-24-05/1-42-report.pdf",
+		Args: cobra.ArbitraryArgs,
+		RunE: func(_ *cobra.Command, pos []string) error { return runRestore(pos) },
 	}
 }
 
-func runRestore(args []string) error {
-	fs := flag.NewFlagSet("restore", flag.ContinueOnError)
-	pos, err := parseArgs(fs, args, -1)
-	if err != nil {
-		return err
-	}
+func runRestore(pos []string) error {
+	var err error
 	ctx := context.Background()
 	var (
 		client *meta.Client

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,32 +10,33 @@ import (
 	"cairn/inspect"
 	"cairn/meta"
 	"cairn/volume"
+
+	"github.com/spf13/cobra"
 )
 
-func rmrCommand() command {
-	return command{
-		usage:   "rmr PATH... [--workers N]",
-		summary: "remove trees inside a mount through the metadata engine, far faster than rm -rf; into the trash when the volume keeps one",
-		run:     runRmr,
+func rmrCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:     "rmr PATH…",
+		Short:   "remove trees inside a mount through the metadata engine, far faster than rm -rf; into the trash when the volume keeps one",
+		Example: "  cairn rmr /mnt/vol/build\n  cairn rmr /mnt/vol/a /mnt/vol/b --threads 128",
+		Args:    cobra.ArbitraryArgs,
 	}
+	threads := new(int)
+	threadsFlag(c.Flags(), threads, 64, "removals in flight at once when the trash is off")
+	c.RunE = func(_ *cobra.Command, pos []string) error { return runRmr(pos, *threads) }
+	return c
 }
 
-func runRmr(args []string) error {
-	fs := flag.NewFlagSet("rmr", flag.ContinueOnError)
-	workers := fs.Int("workers", 64, "removals in flight at once when the trash is off")
-	pos, err := parseArgs(fs, args, -1)
-	if err != nil {
-		return err
-	}
+func runRmr(pos []string, threads int) error {
 	if len(pos) == 0 {
 		return fmt.Errorf("rmr needs a PATH inside a cairn mount")
 	}
-	if *workers < 1 {
-		return fmt.Errorf("invalid --workers %d: use 1 or more", *workers)
+	if threads < 1 {
+		return fmt.Errorf("invalid --threads %d: use 1 or more", threads)
 	}
 	ctx := context.Background()
 	for _, path := range pos {
-		if err := rmr(ctx, path, *workers); err != nil {
+		if err := rmr(ctx, path, threads); err != nil {
 			return err
 		}
 	}

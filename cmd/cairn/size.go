@@ -13,6 +13,9 @@ type byteSize uint64
 
 func (b *byteSize) String() string { return strconv.FormatUint(uint64(*b), 10) }
 
+// Type names the value in help: --cache-size size.
+func (b *byteSize) Type() string { return "size" }
+
 func (b *byteSize) Set(s string) error {
 	v, err := parseByteSize(s)
 	if err != nil {
@@ -81,4 +84,20 @@ func humanBytes(n uint64) string {
 		return fmt.Sprintf("%d %s", uint64(v), units[i])
 	}
 	return fmt.Sprintf("%.1f %s", v, units[i])
+}
+
+// minBudget is the least a cache, a buffer or a volume's capacity may be
+// (0 aside: none, or no limit): anything smaller
+// is almost certainly a number meant in MiB or GiB (JuiceFS reads
+// --cache-size 102400 as 100 GiB) that cairn, like most Unix tools, reads
+// as bytes.
+const minBudget = 1 << 20
+
+// checkBudget refuses a size under minBudget other than 0, saying how to
+// write what was probably meant.
+func checkBudget(flag string, v byteSize) error {
+	if v != 0 && v < minBudget {
+		return fmt.Errorf("--%s %d is only %s, almost certainly a mistake: a number without a unit is bytes; give the unit, e.g. --%s %dG", flag, uint64(v), humanBytes(uint64(v)), flag, max(1, uint64(v)/1024))
+	}
+	return nil
 }

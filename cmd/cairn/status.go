@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"time"
@@ -11,15 +10,9 @@ import (
 	"cairn/meta"
 	"cairn/meta/engines"
 	"cairn/volume"
-)
 
-func statusCommand() command {
-	return command{
-		usage:   "status META-URL",
-		summary: "print a volume's settings, usage and mounted clients as JSON",
-		run:     runStatus,
-	}
-}
+	"github.com/spf13/cobra"
+)
 
 // volumeStatus is what 'cairn status' prints. It never holds a secret:
 // passwords in URLs are masked.
@@ -56,44 +49,48 @@ type sessionStatus struct {
 	Heartbeat  time.Time `json:"heartbeat"`
 }
 
-func runStatus(args []string) error {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	pos, err := parseArgs(fs, args, 1)
-	if err != nil {
-		return err
+func statusCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:     "status META-URL",
+		Short:   "print a volume's settings, usage and mounted clients as JSON",
+		Example: "  cairn status sqlite3:///var/lib/cairn/vol.db\n  cairn status redis://localhost:6379/1 | jq .usage",
+		Args:    exactArgs(1),
 	}
-	metaURL := pos[0]
-	ctx := context.Background()
-	vol, err := volume.OpenMeta(ctx, metaURL, volume.Options{})
-	if err != nil {
-		return err
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		metaURL := pos[0]
+		ctx := context.Background()
+		vol, err := volume.OpenMeta(ctx, metaURL, volume.Options{})
+		if err != nil {
+			return err
+		}
+		defer vol.Close(ctx)
+		eng, f := vol.Engine, vol.Format
+		u, err := eng.Usage(ctx)
+		if err != nil {
+			return fmt.Errorf("read the usage of volume %q: %w", f.Name, err)
+		}
+		sessions, err := eng.ListSessions(ctx)
+		if err != nil {
+			return fmt.Errorf("list the clients of volume %q: %w", f.Name, err)
+		}
+		f.Bucket = engines.Redact(f.Bucket)
+		st := volumeStatus{
+			Meta:     vol.URL,
+			Setting:  f,
+			Usage:    usageStatus{UsedSpace: u.Space, UsedInodes: u.Inodes, Capacity: f.Capacity, Inodes: f.Inodes},
+			Sessions: []sessionStatus{},
+		}
+		for _, s := range sessions {
+			st.Sessions = append(st.Sessions, sessionStatus(s))
+		}
+		stats := eng.Stats()
+		st.Engine = engineStatus{Name: eng.Name(), RoundTrips: stats.RoundTrips, Retries: stats.Retries}
+		if d, ok := eng.(meta.Describer); ok {
+			st.Engine.Server = d.Describe()
+		}
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
 	}
-	defer vol.Close(ctx)
-	eng, f := vol.Engine, vol.Format
-	u, err := eng.Usage(ctx)
-	if err != nil {
-		return fmt.Errorf("read the usage of volume %q: %w", f.Name, err)
-	}
-	sessions, err := eng.ListSessions(ctx)
-	if err != nil {
-		return fmt.Errorf("list the clients of volume %q: %w", f.Name, err)
-	}
-	f.Bucket = engines.Redact(f.Bucket)
-	st := volumeStatus{
-		Meta:     vol.URL,
-		Setting:  f,
-		Usage:    usageStatus{UsedSpace: u.Space, UsedInodes: u.Inodes, Capacity: f.Capacity, Inodes: f.Inodes},
-		Sessions: []sessionStatus{},
-	}
-	for _, s := range sessions {
-		st.Sessions = append(st.Sessions, sessionStatus(s))
-	}
-	stats := eng.Stats()
-	st.Engine = engineStatus{Name: eng.Name(), RoundTrips: stats.RoundTrips, Retries: stats.Retries}
-	if d, ok := eng.(meta.Describer); ok {
-		st.Engine.Server = d.Describe()
-	}
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(st)
+	return c
 }

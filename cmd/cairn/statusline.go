@@ -3,53 +3,47 @@ package main
 import (
 	"fmt"
 	"os"
-	"sync"
 	"time"
+
+	"github.com/schollz/progressbar/v3"
 )
 
-// statusLine redraws one free-form status line on standard error while a
-// long command runs (counts of objects, files, bytes: what progress, which
-// counts inodes, does not say), at most five times a second, and only when
-// standard error is a terminal. It is safe for concurrent use.
+// statusLine shows one free-form status beside a spinner while a long
+// command runs (counts of objects, files, bytes: what progress, which
+// counts inodes, does not say), redrawn at most five times a second, and
+// only where progress is shown (see showProgress). It is safe for
+// concurrent use.
 type statusLine struct {
-	mu      sync.Mutex
-	on      bool
-	drawn   time.Time
-	pending string
+	bar *progressbar.ProgressBar // nil when not shown
 }
 
 func newStatusLine() *statusLine {
-	return &statusLine{on: isTerminal(os.Stderr)}
+	if !showProgress() {
+		return &statusLine{}
+	}
+	return &statusLine{bar: progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(os.Stderr),
+		progressbar.OptionSpinnerType(14),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionThrottle(200*time.Millisecond),
+	)}
 }
 
-// show sets the status line; it is drawn now if the last drawing is old
-// enough, else by a later show or by done.
+// show sets the status; the bar draws it unless it drew less than 200 ms
+// ago (then a later show or done does).
 func (s *statusLine) show(format string, args ...any) {
-	if !s.on {
+	if s.bar == nil {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.pending = fmt.Sprintf(format, args...)
-	if time.Since(s.drawn) >= 200*time.Millisecond {
-		s.draw()
-	}
-}
-
-func (s *statusLine) draw() {
-	fmt.Fprintf(os.Stderr, "\r\033[K%s", s.pending)
-	s.drawn = time.Now()
+	s.bar.Describe(fmt.Sprintf(format, args...))
 }
 
 // done draws the last status and ends its line.
 func (s *statusLine) done() {
-	if !s.on {
+	if s.bar == nil {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.pending != "" {
-		s.draw()
-		fmt.Fprintln(os.Stderr)
-	}
+	s.bar.Add(0)
+	s.bar.Exit()
+	fmt.Fprintln(os.Stderr)
 }

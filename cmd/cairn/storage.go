@@ -2,13 +2,14 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"net/url"
 
 	"cairn/chunk"
 	"cairn/meta/engines"
 	"cairn/object"
+
+	"github.com/spf13/pflag"
 )
 
 // storeFlags are the object-store settings 'cairn format' and 'cairn mount'
@@ -19,15 +20,15 @@ type storeFlags struct {
 	secretKey string
 }
 
-func (s *storeFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.accessKey, "access-key", "", "S3 access key (default $"+object.AccessKeyEnv+"); never stored in the volume")
-	fs.StringVar(&s.secretKey, "secret-key", "", "S3 secret key (default $"+object.SecretKeyEnv+", which keeps it out of the process list); never stored or printed")
+func (s *storeFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&s.accessKey, "access-key", "", "S3 access key (default $"+object.AccessKeyEnv+" or $"+accessKeyEnv+"); never stored in the volume")
+	fs.StringVar(&s.secretKey, "secret-key", "", "S3 secret key (default $"+object.SecretKeyEnv+" or $"+secretKeyEnv+", which keep it out of the process list); never stored or printed")
 }
 
 // options are the object.Options the flags stand for; what is empty is
 // read from the environment.
 func (s *storeFlags) options() object.Options {
-	return object.Options{AccessKey: s.accessKey, SecretKey: s.secretKey}
+	return object.Options{AccessKey: credential(s.accessKey, object.AccessKeyEnv, accessKeyEnv), SecretKey: credential(s.secretKey, object.SecretKeyEnv, secretKeyEnv)}
 }
 
 // checkS3Bucket rejects a bucket URL that carries credentials, which would
@@ -55,7 +56,7 @@ type dataFlags struct {
 	writeCaching chunk.WriteCaching // cacheWrites, read by check
 }
 
-func (d *dataFlags) register(fs *flag.FlagSet) {
+func (d *dataFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&d.writeback, "writeback", false, "fsync returns once blocks are durable in CACHE-DIR/staging; they are uploaded in the background (also after a restart)")
 	fs.IntVar(&d.uploaders, "upload-concurrency", 10, "blocks uploaded at once")
 	fs.IntVar(&d.downloaders, "download-concurrency", 10, "blocks downloaded or prefetched at once")

@@ -2,70 +2,68 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 )
 
-func umountCommand() command {
-	return command{
-		usage:   "umount MOUNTPOINT [--force]",
-		summary: "unmount a volume (--force: detach even when busy)",
-		run:     runUmount,
+func umountCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:     "umount MOUNTPOINT",
+		Short:   "unmount a volume (--force: detach even when busy)",
+		Example: "  cairn umount /mnt/vol\n  cairn umount /mnt/vol --force",
+		Args:    exactArgs(1),
 	}
-}
-
-func runUmount(args []string) error {
-	fs := flag.NewFlagSet("umount", flag.ContinueOnError)
+	fs := c.Flags()
 	force := fs.Bool("force", false, "detach the mount even while files are open (lazy unmount)")
-	pos, err := parseArgs(fs, args, 1)
-	if err != nil {
-		return err
-	}
-	// A mount whose process died fails stat (ENOTCONN), so the mount
-	// table decides, not the directory.
-	mountpoint, err := filepath.Abs(pos[0])
-	if err != nil {
-		return fmt.Errorf("mountpoint %q: %w", pos[0], err)
-	}
-	if mounted, err := isMounted(mountpoint); err == nil && !mounted {
-		if _, serr := os.Stat(mountpoint); serr != nil {
-			return fmt.Errorf("%s does not exist", mountpoint)
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		// A mount whose process died fails stat (ENOTCONN), so the mount
+		// table decides, not the directory.
+		mountpoint, err := filepath.Abs(pos[0])
+		if err != nil {
+			return fmt.Errorf("mountpoint %q: %w", pos[0], err)
 		}
-		return fmt.Errorf("%s is not mounted", mountpoint)
-	}
-	tool, err := exec.LookPath("fusermount3")
-	if err != nil {
-		if tool, err = exec.LookPath("fusermount"); err != nil {
-			return fmt.Errorf("fusermount3 is not installed (apt-get install fuse3)")
+		if mounted, err := isMounted(mountpoint); err == nil && !mounted {
+			if _, serr := os.Stat(mountpoint); serr != nil {
+				return fmt.Errorf("%s does not exist", mountpoint)
+			}
+			return fmt.Errorf("%s is not mounted", mountpoint)
 		}
-	}
-	pid := 0
-	if !*force {
-		pid = mountProcess(mountpoint)
-	}
-	argv := []string{"-u"}
-	if *force {
-		argv = append(argv, "-z")
-	}
-	var stderr bytes.Buffer
-	cmd := exec.Command(tool, append(argv, mountpoint)...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
+		tool, err := exec.LookPath("fusermount3")
+		if err != nil {
+			if tool, err = exec.LookPath("fusermount"); err != nil {
+				return fmt.Errorf("fusermount3 is not installed (apt-get install fuse3)")
+			}
 		}
-		if strings.Contains(msg, "busy") {
-			return fmt.Errorf("%s is busy (close the files open there, or use --force): %s", mountpoint, msg)
+		pid := 0
+		if !*force {
+			pid = mountProcess(mountpoint)
 		}
-		return fmt.Errorf("unmount %s: %s", mountpoint, msg)
+		argv := []string{"-u"}
+		if *force {
+			argv = append(argv, "-z")
+		}
+		var stderr bytes.Buffer
+		cmd := exec.Command(tool, append(argv, mountpoint)...)
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			msg := strings.TrimSpace(stderr.String())
+			if msg == "" {
+				msg = err.Error()
+			}
+			if strings.Contains(msg, "busy") {
+				return fmt.Errorf("%s is busy (close the files open there, or use --force): %s", mountpoint, msg)
+			}
+			return fmt.Errorf("unmount %s: %s", mountpoint, msg)
+		}
+		return waitForExit(pid, mountpoint, 10*time.Minute)
 	}
-	return waitForExit(pid, mountpoint, 10*time.Minute)
+	return c
 }
 
 // isMounted reports whether dir is a mount point, from /proc/self/mountinfo

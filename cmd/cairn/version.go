@@ -1,11 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/spf13/cobra"
 )
 
 // release is the version of this cairn build. Volumes record
@@ -39,15 +40,13 @@ func versionString() string {
 	return fmt.Sprintf("%s %s %s/%s", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
-func versionCommand() command {
-	return command{
-		usage:   "version",
-		summary: "print the version of this build",
-		run: func(args []string) error {
-			fs := flag.NewFlagSet("version", flag.ContinueOnError)
-			if _, err := parseArgs(fs, args, 0); err != nil {
-				return err
-			}
+func versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:     "version",
+		Short:   "print the version of this build (also: cairn --version, cairn -V)",
+		Example: "  cairn version",
+		Args:    exactArgs(0),
+		RunE: func(*cobra.Command, []string) error {
 			fmt.Fprintln(os.Stdout, versionString())
 			return nil
 		},

@@ -25,7 +25,8 @@ type etcdTarget struct {
 }
 
 // parseEtcdURL reads etcd://[user:pass@]h1:2379,h2:2379/prefix with the
-// TLS options cacert, cert, key and server-name.
+// TLS options cacert, cert, key and server-name. A user without a password
+// takes it from META_PASSWORD.
 func parseEtcdURL(rawURL string) (etcdTarget, error) {
 	var t etcdTarget
 	bad := func(format string, args ...any) (etcdTarget, error) {
@@ -46,6 +47,11 @@ func parseEtcdURL(rawURL string) (etcdTarget, error) {
 			return bad("malformed user or password")
 		}
 		hosts = hosts[i+1:]
+	}
+	if t.user != "" && t.password == "" {
+		// As for every engine, the password may stay out of the URL
+		// (and so out of the process list).
+		t.password = os.Getenv("META_PASSWORD")
 	}
 	for _, h := range strings.Split(hosts, ",") {
 		if h == "" {
