@@ -5,7 +5,6 @@ import (
 
 	gofuse "github.com/hanwen/go-fuse/v2/fuse"
 
-	"cairn/meta"
 	"cairn/vfs"
 )
 
@@ -13,7 +12,7 @@ const statsIno = vfs.StatsIno
 
 func (fs *FS) OpenDir(cancel <-chan struct{}, in *gofuse.OpenIn, out *gofuse.OpenOut) gofuse.Status {
 	defer fs.observe("opendir", time.Now())
-	fh, err := fs.v.OpenDir(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId))
+	fh, err := fs.v.OpenDir(ctxOf(cancel), fs.cred(&in.InHeader), fs.ino(in.NodeId))
 	if err != nil {
 		return fs.errno("opendir", err)
 	}

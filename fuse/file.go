@@ -10,7 +10,7 @@ import (
 
 func (fs *FS) Create(cancel <-chan struct{}, in *gofuse.CreateIn, name string, out *gofuse.CreateOut) gofuse.Status {
 	defer fs.observe("create", time.Now())
-	fh, e, err := fs.v.Create(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, uint16(in.Mode&07777), in.Flags)
+	fh, e, err := fs.v.Create(ctxOf(cancel), fs.cred(&in.InHeader), fs.ino(in.NodeId), name, uint16(in.Mode&07777), in.Flags)
 	if err != nil {
 		return fs.errno("create", err)
 	}
@@ -21,14 +21,14 @@ func (fs *FS) Create(cancel <-chan struct{}, in *gofuse.CreateIn, name string, o
 
 func (fs *FS) Open(cancel <-chan struct{}, in *gofuse.OpenIn, out *gofuse.OpenOut) gofuse.Status {
 	defer fs.observe("open", time.Now())
-	fh, a, err := fs.v.Open(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), in.Flags)
+	fh, a, err := fs.v.Open(ctxOf(cancel), fs.cred(&in.InHeader), fs.ino(in.NodeId), in.Flags)
 	if err != nil {
 		return fs.errno("open", err)
 	}
 	out.Fh = fh
-	if meta.Ino(in.NodeId) == statsIno {
+	if fs.ino(in.NodeId) == statsIno {
 		out.OpenFlags |= gofuse.FOPEN_DIRECT_IO
-	} else if fs.pages.open(meta.Ino(in.NodeId), a) {
+	} else if fs.pages.open(fs.ino(in.NodeId), a) {
 		out.OpenFlags |= gofuse.FOPEN_KEEP_CACHE
 	}
 	return gofuse.OK
@@ -92,7 +92,7 @@ func (fs *FS) Fallocate(cancel <-chan struct{}, in *gofuse.FallocateIn) gofuse.S
 	if err := fs.v.ClearSetid(ctxOf(cancel), fs.cred(&in.InHeader), in.Fh); err != nil {
 		return fs.errno("fallocate", err)
 	}
-	return fs.errno("fallocate", fs.v.Fallocate(ctxOf(cancel), fs.cred(&in.InHeader), in.Fh, meta.Ino(in.NodeId), uint8(in.Mode), in.Offset, in.Length))
+	return fs.errno("fallocate", fs.v.Fallocate(ctxOf(cancel), fs.cred(&in.InHeader), in.Fh, fs.ino(in.NodeId), uint8(in.Mode), in.Offset, in.Length))
 }
 
 func (fs *FS) CopyFileRange(cancel <-chan struct{}, in *gofuse.CopyFileRangeIn) (uint32, gofuse.Status) {

@@ -11,11 +11,12 @@ import (
 )
 
 // FS adapts a vfs.VFS to go-fuse's raw protocol: node ids are cairn inode
-// numbers (the root is 1 in both), file handles are the VFS's.
+// numbers (but for the root: see root.go), file handles are the VFS's.
 type FS struct {
 	gofuse.RawFileSystem // answers ENOSYS for what is not implemented here
 
 	v      *vfs.VFS
+	root   meta.Ino // the inode the kernel's node 1 stands for
 	cfg    meta.ClientConfig
 	groups groupCache
 	pages  pageCache
@@ -25,7 +26,7 @@ var _ gofuse.RawFileSystem = (*FS)(nil)
 
 // NewFS serves v.
 func NewFS(v *vfs.VFS) *FS {
-	return &FS{RawFileSystem: gofuse.NewDefaultRawFileSystem(), v: v, cfg: v.Client().Config()}
+	return &FS{RawFileSystem: gofuse.NewDefaultRawFileSystem(), v: v, cfg: v.Client().Config(), root: v.Root()}
 }
 
 func (fs *FS) String() string { return "cairn" }
@@ -34,14 +35,14 @@ func (fs *FS) String() string { return "cairn" }
 func (fs *FS) Init(srv *gofuse.Server) {
 	fs.v.SetInvalidator(func(ino meta.Ino) {
 		// Attributes only (offset -1): open drops the page cache itself.
-		srv.InodeNotify(uint64(ino), -1, 0)
+		srv.InodeNotify(fs.node(ino), -1, 0)
 	})
 }
 
 func (fs *FS) observe(op string, start time.Time) { fs.v.Observe(op, time.Since(start)) }
 
 func (fs *FS) entryOut(out *gofuse.EntryOut, e vfs.Entry) {
-	out.NodeId = uint64(e.Ino)
+	out.NodeId = fs.node(e.Ino)
 	out.Generation = 1
 	ttl := fs.cfg.EntryTimeout
 	if e.Attr.IsDir() {
@@ -61,7 +62,7 @@ func ctxOf(cancel <-chan struct{}) context.Context { return context.Background()
 
 func (fs *FS) Lookup(cancel <-chan struct{}, h *gofuse.InHeader, name string, out *gofuse.EntryOut) gofuse.Status {
 	defer fs.observe("lookup", time.Now())
-	e, err := fs.v.Lookup(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name)
+	e, err := fs.v.Lookup(ctxOf(cancel), fs.cred(h), fs.ino(h.NodeId), name)
 	if err != nil {
 		return fs.errno("lookup", err)
 	}
@@ -74,11 +75,11 @@ func (fs *FS) Forget(nodeid, nlookup uint64) {}
 
 func (fs *FS) GetAttr(cancel <-chan struct{}, in *gofuse.GetAttrIn, out *gofuse.AttrOut) gofuse.Status {
 	defer fs.observe("getattr", time.Now())
-	a, err := fs.v.GetAttr(ctxOf(cancel), meta.Ino(in.NodeId))
+	a, err := fs.v.GetAttr(ctxOf(cancel), fs.ino(in.NodeId))
 	if err != nil {
 		return fs.errno("getattr", err)
 	}
-	fs.attrOut(out, meta.Ino(in.NodeId), &a)
+	fs.attrOut(out, fs.ino(in.NodeId), &a)
 	return gofuse.OK
 }
 
@@ -118,7 +119,7 @@ func (fs *FS) SetAttr(cancel <-chan struct{}, in *gofuse.SetAttrIn, out *gofuse.
 		t := int64(in.Mtime)*1e9 + int64(in.Mtimensec)
 		set.Mtime = &t
 	}
-	ino := meta.Ino(in.NodeId)
+	ino := fs.ino(in.NodeId)
 	if in.Valid&^(gofuse.FATTR_FH|gofuse.FATTR_LOCKOWNER) == 0 {
 		// With CAP_HANDLE_KILLPRIV_V2 the kernel sends a SETATTR that
 		// changes nothing where it would have cleared setuid and setgid
@@ -152,7 +153,7 @@ func (fs *FS) Mknod(cancel <-chan struct{}, in *gofuse.MknodIn, name string, out
 	if typ == 0 || typ == meta.TypeDirectory || typ == meta.TypeSymlink {
 		return fs.errno("mknod", meta.ErrInvalid)
 	}
-	e, err := fs.v.Mknod(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, typ, uint16(in.Mode&07777), in.Rdev)
+	e, err := fs.v.Mknod(ctxOf(cancel), fs.cred(&in.InHeader), fs.ino(in.NodeId), name, typ, uint16(in.Mode&07777), in.Rdev)
 	if err != nil {
 		return fs.errno("mknod", err)
 	}
@@ -162,7 +163,7 @@ func (fs *FS) Mknod(cancel <-chan struct{}, in *gofuse.MknodIn, name string, out
 
 func (fs *FS) Mkdir(cancel <-chan struct{}, in *gofuse.MkdirIn, name string, out *gofuse.EntryOut) gofuse.Status {
 	defer fs.observe("mkdir", time.Now())
-	e, err := fs.v.Mknod(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, meta.TypeDirectory, uint16(in.Mode&07777), 0)
+	e, err := fs.v.Mknod(ctxOf(cancel), fs.cred(&in.InHeader), fs.ino(in.NodeId), name, meta.TypeDirectory, uint16(in.Mode&07777), 0)
 	if err != nil {
 		return fs.errno("mkdir", err)
 	}
@@ -172,22 +173,22 @@ func (fs *FS) Mkdir(cancel <-chan struct{}, in *gofuse.MkdirIn, name string, out
 
 func (fs *FS) Unlink(cancel <-chan struct{}, h *gofuse.InHeader, name string) gofuse.Status {
 	defer fs.observe("unlink", time.Now())
-	return fs.errno("unlink", fs.v.Unlink(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name))
+	return fs.errno("unlink", fs.v.Unlink(ctxOf(cancel), fs.cred(h), fs.ino(h.NodeId), name))
 }
 
 func (fs *FS) Rmdir(cancel <-chan struct{}, h *gofuse.InHeader, name string) gofuse.Status {
 	defer fs.observe("rmdir", time.Now())
-	return fs.errno("rmdir", fs.v.Rmdir(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name))
+	return fs.errno("rmdir", fs.v.Rmdir(ctxOf(cancel), fs.cred(h), fs.ino(h.NodeId), name))
 }
 
 func (fs *FS) Rename(cancel <-chan struct{}, in *gofuse.RenameIn, oldName, newName string) gofuse.Status {
 	defer fs.observe("rename", time.Now())
-	return fs.errno("rename", fs.v.Rename(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), oldName, meta.Ino(in.Newdir), newName, in.Flags))
+	return fs.errno("rename", fs.v.Rename(ctxOf(cancel), fs.cred(&in.InHeader), fs.ino(in.NodeId), oldName, fs.ino(in.Newdir), newName, in.Flags))
 }
 
 func (fs *FS) Link(cancel <-chan struct{}, in *gofuse.LinkIn, name string, out *gofuse.EntryOut) gofuse.Status {
 	defer fs.observe("link", time.Now())
-	e, err := fs.v.Link(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.Oldnodeid), meta.Ino(in.NodeId), name)
+	e, err := fs.v.Link(ctxOf(cancel), fs.cred(&in.InHeader), fs.ino(in.Oldnodeid), fs.ino(in.NodeId), name)
 	if err != nil {
 		return fs.errno("link", err)
 	}
@@ -197,7 +198,7 @@ func (fs *FS) Link(cancel <-chan struct{}, in *gofuse.LinkIn, name string, out *
 
 func (fs *FS) Symlink(cancel <-chan struct{}, h *gofuse.InHeader, target, name string, out *gofuse.EntryOut) gofuse.Status {
 	defer fs.observe("symlink", time.Now())
-	e, err := fs.v.Symlink(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name, target)
+	e, err := fs.v.Symlink(ctxOf(cancel), fs.cred(h), fs.ino(h.NodeId), name, target)
 	if err != nil {
 		return fs.errno("symlink", err)
 	}
@@ -207,7 +208,7 @@ func (fs *FS) Symlink(cancel <-chan struct{}, h *gofuse.InHeader, target, name s
 
 func (fs *FS) Readlink(cancel <-chan struct{}, h *gofuse.InHeader) ([]byte, gofuse.Status) {
 	defer fs.observe("readlink", time.Now())
-	t, err := fs.v.Readlink(ctxOf(cancel), meta.Ino(h.NodeId))
+	t, err := fs.v.Readlink(ctxOf(cancel), fs.ino(h.NodeId))
 	if err != nil {
 		return nil, fs.errno("readlink", err)
 	}
@@ -216,7 +217,7 @@ func (fs *FS) Readlink(cancel <-chan struct{}, h *gofuse.InHeader) ([]byte, gofu
 
 func (fs *FS) Access(cancel <-chan struct{}, in *gofuse.AccessIn) gofuse.Status {
 	defer fs.observe("access", time.Now())
-	return fs.errno("access", fs.v.Access(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), in.Mask&7))
+	return fs.errno("access", fs.v.Access(ctxOf(cancel), fs.cred(&in.InHeader), fs.ino(in.NodeId), in.Mask&7))
 }
 
 func (fs *FS) StatFs(cancel <-chan struct{}, h *gofuse.InHeader, out *gofuse.StatfsOut) gofuse.Status {
@@ -245,7 +246,7 @@ func (fs *FS) StatFs(cancel <-chan struct{}, h *gofuse.InHeader, out *gofuse.Sta
 
 func (fs *FS) GetXAttr(cancel <-chan struct{}, h *gofuse.InHeader, name string, dest []byte) (uint32, gofuse.Status) {
 	defer fs.observe("getxattr", time.Now())
-	val, err := fs.v.GetXattr(ctxOf(cancel), meta.Ino(h.NodeId), name)
+	val, err := fs.v.GetXattr(ctxOf(cancel), fs.ino(h.NodeId), name)
 	if err != nil {
 		return 0, fs.errno("getxattr", err)
 	}
@@ -257,7 +258,7 @@ func (fs *FS) GetXAttr(cancel <-chan struct{}, h *gofuse.InHeader, name string, 
 
 func (fs *FS) ListXAttr(cancel <-chan struct{}, h *gofuse.InHeader, dest []byte) (uint32, gofuse.Status) {
 	defer fs.observe("listxattr", time.Now())
-	names, err := fs.v.ListXattr(ctxOf(cancel), meta.Ino(h.NodeId))
+	names, err := fs.v.ListXattr(ctxOf(cancel), fs.ino(h.NodeId))
 	if err != nil {
 		return 0, fs.errno("listxattr", err)
 	}
@@ -274,10 +275,10 @@ func (fs *FS) ListXAttr(cancel <-chan struct{}, h *gofuse.InHeader, dest []byte)
 
 func (fs *FS) SetXAttr(cancel <-chan struct{}, in *gofuse.SetXAttrIn, name string, data []byte) gofuse.Status {
 	defer fs.observe("setxattr", time.Now())
-	return fs.errno("setxattr", fs.v.SetXattr(ctxOf(cancel), fs.cred(&in.InHeader), meta.Ino(in.NodeId), name, data, in.Flags))
+	return fs.errno("setxattr", fs.v.SetXattr(ctxOf(cancel), fs.cred(&in.InHeader), fs.ino(in.NodeId), name, data, in.Flags))
 }
 
 func (fs *FS) RemoveXAttr(cancel <-chan struct{}, h *gofuse.InHeader, name string) gofuse.Status {
 	defer fs.observe("removexattr", time.Now())
-	return fs.errno("removexattr", fs.v.RemoveXattr(ctxOf(cancel), fs.cred(h), meta.Ino(h.NodeId), name))
+	return fs.errno("removexattr", fs.v.RemoveXattr(ctxOf(cancel), fs.cred(h), fs.ino(h.NodeId), name))
 }

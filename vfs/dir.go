@@ -99,8 +99,8 @@ func (v *VFS) dotEntries(ctx context.Context, d *dirStream) error {
 		return err
 	}
 	up := a.Parent
-	if d.ino == meta.RootIno || up == 0 {
-		up = meta.RootIno
+	if d.ino == v.Root() || up == 0 {
+		up = v.Root()
 	}
 	pa, err := v.client.GetAttr(ctx, up)
 	if err != nil {

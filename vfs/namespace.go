@@ -14,8 +14,11 @@ type Entry struct {
 
 // Lookup finds name in parent.
 func (v *VFS) Lookup(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) (Entry, error) {
-	if parent == meta.RootIno && name == StatsName {
+	if parent == v.Root() && name == StatsName {
 		return Entry{Ino: StatsIno, Attr: statsAttr(0)}, nil
+	}
+	if e, ok, err := v.lookupUp(ctx, parent, name); ok {
+		return e, err
 	}
 	ino, a, err := v.client.Lookup(ctx, cred, parent, name)
 	if err != nil {
@@ -178,7 +181,7 @@ func (v *VFS) mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, name s
 	if v.cfg.ReadOnly {
 		return Entry{}, meta.ErrReadOnly
 	}
-	if parent == meta.RootIno && name == StatsName {
+	if parent == v.Root() && name == StatsName {
 		return Entry{}, meta.ErrExists
 	}
 	if err := v.haveInode(ctx); err != nil {
@@ -199,7 +202,7 @@ func (v *VFS) Link(ctx context.Context, cred meta.Cred, ino, parent meta.Ino, na
 	if ino == StatsIno {
 		return Entry{}, meta.ErrNotPermitted
 	}
-	if parent == meta.RootIno && name == StatsName {
+	if parent == v.Root() && name == StatsName {
 		return Entry{}, meta.ErrExists
 	}
 	a, err := v.client.Link(ctx, cred, ino, parent, name)
@@ -214,7 +217,7 @@ func (v *VFS) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, name 
 	if v.cfg.ReadOnly {
 		return meta.ErrReadOnly
 	}
-	if parent == meta.RootIno && name == StatsName {
+	if parent == v.Root() && name == StatsName {
 		return meta.ErrNotPermitted
 	}
 	_, a, err := v.client.Unlink(ctx, cred, parent, name)
@@ -243,7 +246,7 @@ func (v *VFS) Rename(ctx context.Context, cred meta.Cred, srcParent meta.Ino, sr
 	if v.cfg.ReadOnly {
 		return meta.ErrReadOnly
 	}
-	if (srcParent == meta.RootIno && srcName == StatsName) || (dstParent == meta.RootIno && dstName == StatsName) {
+	if (srcParent == v.Root() && srcName == StatsName) || (dstParent == v.Root() && dstName == StatsName) {
 		return meta.ErrNotPermitted
 	}
 	_, _, replaced, err := v.client.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags)

@@ -32,6 +32,9 @@ type Config struct {
 	// MetaURL is the volume's metadata URL with any password masked,
 	// reported in .stats so that tools find the volume's own server.
 	MetaURL string
+	// Root is the directory served as the root (0: the volume's root,
+	// inode 1); a mount with --subdir sets it. See VFS.Root.
+	Root meta.Ino
 }
 
 func (c *Config) defaults() {

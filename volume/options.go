@@ -40,6 +40,11 @@ type Options struct {
 	// VFS configures the file system: read-only, permission checks on
 	// open, flush and compaction.
 	VFS vfs.Config
+	// Subdir, when not "" or "/", is the directory of the volume (a path
+	// from its root) that the VFS serves as its root: Open looks it up
+	// and sets VFS.Root, and fails with one line when it is missing or
+	// not a directory.
+	Subdir string
 	// WrapEngine and WrapStore, when set, wrap the metadata engine and
 	// the object store once they are open, before the client and the
 	// block store are built over them: how a mount instruments them

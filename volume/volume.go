@@ -105,6 +105,9 @@ func (v *Volume) openFileSystem(ctx context.Context, opts Options) error {
 	v.Client = client
 	cfg := opts.VFS
 	cfg.MetaURL = v.URL
+	if cfg.Root, err = resolveSubdir(ctx, client, opts.Subdir); err != nil {
+		return err
+	}
 	v.VFS = vfs.New(v.Client, v.Blocks, v.Format, cfg)
 	v.startBackups(dumper, canDump, opts)
 	return nil

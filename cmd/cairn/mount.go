@@ -66,6 +66,7 @@ type mountFlags struct {
 	data          dataFlags
 	updateFstab   bool
 	fstab         string
+	subdir        string
 }
 
 // runMount mounts pos[0] at pos[1]; fs holds the mount's own flags, args
@@ -125,6 +126,7 @@ func newMountFlagSet(f *mountFlags) *pflag.FlagSet {
 	f.data.register(fs)
 	fs.BoolVar(&f.updateFstab, "update-fstab", false, "add this mount (META-URL, MOUNTPOINT and the flags given) to /etc/fstab, or replace the line of MOUNTPOINT there, then mount")
 	fs.StringVar(&f.fstab, "fstab", defaultFstab, "the file --update-fstab edits")
+	fs.StringVar(&f.subdir, "subdir", "", "mount only this directory of the volume (a path from its root); nothing outside it is reachable through the mount")
 	return fs
 }
 
@@ -268,7 +270,8 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 				Hostname: host, MountPoint: mountpoint, PID: os.Getpid(), Version: versionString(),
 			},
 		},
-		VFS: vfs.Config{ReadOnly: opts.ReadOnly, CheckPermission: !opts.DefaultPermissions},
+		VFS:    vfs.Config{ReadOnly: opts.ReadOnly, CheckPermission: !opts.DefaultPermissions},
+		Subdir: f.subdir,
 	}
 	mm.instrument(&volOpts)
 	vol, err := volume.Open(ctx, metaURL, volOpts)

@@ -18,6 +18,7 @@ func TestMountHelperArgs(t *testing.T) {
 		{"read-only, a flag alone, kernel options", []string{"sqlite3:///v.db", "/mnt", "-o", "ro,writeback,nosuid,nodev", "-t", "cairn"},
 			"mount sqlite3:///v.db /mnt -d --read-only --writeback -o nosuid,nodev", false},
 		{"mount's own flags", []string{"-sfnv", "sqlite3:///v.db", "/mnt"}, "mount sqlite3:///v.db /mnt -d", true},
+		{"a sub-directory", []string{"sqlite3:///v.db", "/mnt", "-o", "subdir=/projects/a"}, "mount sqlite3:///v.db /mnt -d --subdir=/projects/a", false},
 		{"no options", []string{"sqlite3:///v.db", "/mnt", "-o", "defaults"}, "mount sqlite3:///v.db /mnt -d", false},
 		{"sloppy ignores the unknown", []string{"-s", "sqlite3:///v.db", "/mnt", "-o", "frobnicate,cache-size=1G"}, "mount sqlite3:///v.db /mnt -d --cache-size=1G", false},
 		{"unknown option", []string{"sqlite3:///v.db", "/mnt", "-o", "frobnicate"}, `bad mount option "frobnicate"`, false},
