@@ -69,6 +69,7 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 		lockTests(),
 		modelTests(),
 		trashTests(),
+		cloneTests(),
 	}
 	for _, g := range groups {
 		for _, tc := range g {
