@@ -1,0 +1,151 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"cairn/meta"
+)
+
+var _ meta.Cloner = (*Engine)(nil)
+
+// Clone copies inode src to a new inode ino named parent/name in one
+// transaction (see meta.Cloner). It runs as statements from Go on every
+// dialect: PostgreSQL and MySQL have no routine for it yet, so a clone
+// there costs a round trip per statement, not one.
+func (e *Engine) Clone(ctx context.Context, cred meta.Cred, src, parent meta.Ino, name string, ino meta.Ino, preserve bool) (meta.Attr, error) {
+	var a meta.Attr
+	err := e.txn(ctx, func(c *conn) error {
+		now := nowNs()
+		nodes, err := c.lockNodes(src, parent)
+		if err != nil {
+			return err
+		}
+		p, s := nodes[parent], nodes[src]
+		if p == nil || s == nil {
+			return meta.ErrNotFound
+		}
+		if !p.IsDir() {
+			return meta.ErrNotDir
+		}
+		if err := meta.Access(p, cred, meta.MayExec); err != nil {
+			return err
+		}
+		if _, _, found, err := c.getEdge(parent, name); err != nil {
+			return err
+		} else if found {
+			return meta.ErrExists
+		}
+		if err := meta.Access(p, cred, meta.MayWrite|meta.MayExec); err != nil {
+			return err
+		}
+		if p.Nlink == 0 || s.Nlink == 0 {
+			return meta.ErrNotFound
+		}
+		if a, err = meta.CloneAttr(s, p, cred, preserve, now); err != nil {
+			return err
+		}
+		if err := c.checkLimits(spaceOf(&a), 1); err != nil {
+			return err
+		}
+		if err := c.cloneContent(src, ino, s, preserve); err != nil {
+			return err
+		}
+		if a.IsDir() {
+			a.Parent = parent
+			p.Nlink++
+		}
+		if err := c.insertNode(ino, &a); err != nil {
+			return err
+		}
+		if err := c.insertEdge(parent, name, ino, a.Type); err != nil {
+			return err
+		}
+		if err := c.touchDir(parent, p, now); err != nil {
+			return err
+		}
+		return c.addUsage(spaceOf(&a), 1)
+	})
+	if err != nil {
+		return a, fmt.Errorf("clone inode %d as %q in inode %d: %w", src, name, parent, err)
+	}
+	return a, nil
+}
+
+// cloneContent copies a symbolic link's target, a file's slice lists with
+// one more reference to each slice they name, and with preserve the
+// extended attributes, from src to ino.
+func (c *conn) cloneContent(src, ino meta.Ino, s *meta.Attr, preserve bool) error {
+	switch s.Type {
+	case meta.TypeSymlink:
+		if _, err := c.exec("INSERT INTO cairn_symlink (ino, target) SELECT ?, target FROM cairn_symlink WHERE ino = ?", int64(ino), int64(src)); err != nil {
+			return err
+		}
+	case meta.TypeFile:
+		rows, err := c.query("SELECT slices FROM cairn_chunk WHERE ino = ?", int64(src))
+		if err != nil {
+			return err
+		}
+		var shared []meta.Slice
+		for rows.Next() {
+			var b []byte
+			if err := rows.Scan(&b); err != nil {
+				rows.Close()
+				return err
+			}
+			list, err := meta.DecodeSliceRecords(b)
+			if err != nil {
+				rows.Close()
+				return fmt.Errorf("slice list of inode %d: %w", src, err)
+			}
+			shared = append(shared, list...)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if _, err := c.exec("INSERT INTO cairn_chunk (ino, idx, slices) SELECT ?, idx, slices FROM cairn_chunk WHERE ino = ?", int64(ino), int64(src)); err != nil {
+			return err
+		}
+		if err := c.addRefs(shared); err != nil {
+			return err
+		}
+	}
+	if preserve {
+		if _, err := c.exec("INSERT INTO cairn_xattr (ino, name, value) SELECT ?, name, value FROM cairn_xattr WHERE ino = ?", int64(ino), int64(src)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addRefs records one more reference per record of list (holes aside),
+// one statement per slice, in slice order (the lock order of the rows).
+func (c *conn) addRefs(list []meta.Slice) error {
+	count := map[uint64]int64{}
+	size := map[uint64]uint32{}
+	for _, s := range list {
+		if s.ID != 0 {
+			count[s.ID]++
+			size[s.ID] = s.Size
+		}
+	}
+	ids := make([]uint64, 0, len(count))
+	for id := range count {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	q := "INSERT INTO cairn_sliceref (id, size, refs) VALUES (?, ?, ?)"
+	if c.e.d.mysqlUpsert {
+		q += " ON DUPLICATE KEY UPDATE refs = refs + VALUES(refs)"
+	} else {
+		q += " ON CONFLICT (id) DO UPDATE SET refs = cairn_sliceref.refs + excluded.refs"
+	}
+	for _, id := range ids {
+		if _, err := c.exec(q, int64(id), int64(size[id]), count[id]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
