@@ -38,6 +38,7 @@ func subcommands() []*cobra.Command {
 		warmupCommand(),
 		restoreCommand(),
 		rmrCommand(),
+		cloneCommand(),
 		fsckCommand(),
 		gcCommand(),
 		compactCommand(),

@@ -1,0 +1,96 @@
+package meta
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+)
+
+// CloneTree copies the tree at src (a file, a symbolic link or a whole
+// directory) to parent/name with the engine's Cloner, one Clone per
+// inode, depth first: every file shares its slices with the source (see
+// Cloner). cloned, when not nil, counts the inodes copied. Inodes the
+// copy makes are never copied again, so a tree copied into itself stops
+// at its copy. Hard links inside the tree become separate copies. An
+// engine without a Cloner is ErrNotSupported. A failure midway leaves the
+// part copied so far in place.
+func (c *Client) CloneTree(ctx context.Context, cred Cred, src, parent Ino, name string, preserve bool, cloned *atomic.Int64) (Ino, error) {
+	cloner, ok := Capability[Cloner](c.eng)
+	if !ok {
+		return 0, fmt.Errorf("this metadata engine cannot clone: %w", ErrNotSupported)
+	}
+	if err := refuseTrashCreate(parent, name); err != nil {
+		return 0, err
+	}
+	w := &treeCloner{c: c, cloner: cloner, cred: cred, preserve: preserve, made: map[Ino]bool{}, cloned: cloned}
+	c.attrs.beginChange(parent)
+	ino, a, err := w.cloneOne(ctx, src, parent, name)
+	if err != nil {
+		c.attrs.endChange(parent, nil)
+		return 0, err
+	}
+	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterAdd(p, a) })
+	c.invalidateUsage()
+	c.entries.put(parent, name, ino, c.entryTTL(&a))
+	if a.IsDir() {
+		if err := w.cloneChildren(ctx, src, ino); err != nil {
+			return ino, err
+		}
+	}
+	return ino, nil
+}
+
+// treeCloner is one CloneTree's walk.
+type treeCloner struct {
+	c        *Client
+	cloner   Cloner
+	cred     Cred
+	preserve bool
+	made     map[Ino]bool
+	cloned   *atomic.Int64
+}
+
+func (w *treeCloner) cloneOne(ctx context.Context, src, parent Ino, name string) (Ino, Attr, error) {
+	ino, err := w.c.newIno(ctx)
+	if err != nil {
+		return 0, Attr{}, err
+	}
+	a, err := w.cloner.Clone(ctx, w.cred, src, parent, name, ino, w.preserve)
+	if err != nil {
+		return 0, Attr{}, err
+	}
+	w.made[ino] = true
+	if w.cloned != nil {
+		w.cloned.Add(1)
+	}
+	return ino, a, nil
+}
+
+// cloneChildren copies what directory src holds into its copy dst.
+func (w *treeCloner) cloneChildren(ctx context.Context, src, dst Ino) error {
+	after := ""
+	for {
+		entries, err := w.c.eng.Readdir(ctx, src, after, 1000, false)
+		if err != nil {
+			return fmt.Errorf("list directory %d: %w", src, err)
+		}
+		if len(entries) == 0 {
+			return nil
+		}
+		for _, e := range entries {
+			if w.made[e.Ino] {
+				continue
+			}
+			ino, a, err := w.cloneOne(ctx, e.Ino, dst, e.Name)
+			if err != nil {
+				return err
+			}
+			if a.IsDir() {
+				if err := w.cloneChildren(ctx, e.Ino, ino); err != nil {
+					return err
+				}
+			}
+		}
+		after = entries[len(entries)-1].Name
+	}
+}
