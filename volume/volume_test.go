@@ -146,9 +146,11 @@ func TestOpenFailureClosesEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = volume.Open(ctx, url, volume.Options{})
-	want := `volume "vol" keeps its blocks in http://127.0.0.1:1/vol: S3 storage needs an access key (--access-key or $CAIRN_ACCESS_KEY) and a secret key ($CAIRN_SECRET_KEY or --secret-key); credentials are not stored in the volume`
-	if err == nil || err.Error() != want {
-		t.Errorf("Open without credentials = %v, want %q", err, want)
+	// One line naming the volume, its bucket and every way to give the keys.
+	for _, part := range []string{`volume "vol"`, "http://127.0.0.1:1/vol", "--access-key", "$ACCESS_KEY", "--secret-key", "$SECRET_KEY", "not stored in the volume"} {
+		if err == nil || !strings.Contains(err.Error(), part) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("Open without credentials = %v, want one line with %q", err, part)
+		}
 	}
 	v, err = volume.OpenMeta(ctx, url, volume.Options{})
 	if err != nil {
