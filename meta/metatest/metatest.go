@@ -70,6 +70,7 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 		modelTests(),
 		trashTests(),
 		cloneTests(),
+		batchRemoveTests(),
 	}
 	for _, g := range groups {
 		for _, tc := range g {
