@@ -22,6 +22,7 @@ func (c *Client) RemoveTree(ctx context.Context, cred Cred, parent Ino, name str
 		removed = new(atomic.Int64)
 	}
 	r := &treeRemoval{c: c, cred: cred, slots: make(chan struct{}, max(workers, 1)), removed: removed, retries: c.eng.Stats().Retries}
+	r.batch, _ = Capability[BatchRemover](c.eng)
 	ctx, r.cancel = context.WithCancel(ctx)
 	defer r.cancel()
 	r.removeDir(ctx, dir)
@@ -41,6 +42,7 @@ type treeRemoval struct {
 	slots   chan struct{} // one per removal in flight
 	removed *atomic.Int64
 	cancel  context.CancelFunc
+	batch   BatchRemover // nil when the engine removes one name at a time
 
 	// Engines with optimistic transactions (etcd, TiKV, Badger) retry
 	// removals that race in one directory, since each changes the
@@ -89,7 +91,13 @@ func (r *treeRemoval) removeDir(ctx context.Context, dir Ino) {
 			return
 		}
 		after = es[len(es)-1].Name
+		if r.batch != nil {
+			r.removeFiles(ctx, dir, es)
+		}
 		for _, e := range es {
+			if r.batch != nil && e.Type != TypeDirectory {
+				continue
+			}
 			wg.Add(1)
 			if e.Type == TypeDirectory {
 				go func() {
@@ -149,3 +157,28 @@ func (r *treeRemoval) remove(ctx context.Context, dir Ino, e Entry, isDir bool) 
 
 // retrySample is how many removals pass before the retry count is read.
 const retrySample = 64
+
+// removeFiles removes the non-directories among es, all of directory dir,
+// in batches (BatchRemover), one removal slot at a time.
+func (r *treeRemoval) removeFiles(ctx context.Context, dir Ino, es []Entry) {
+	files := make([]Entry, 0, len(es))
+	for _, e := range es {
+		if e.Type != TypeDirectory {
+			files = append(files, e)
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	select {
+	case r.slots <- struct{}{}:
+	case <-ctx.Done():
+		return
+	}
+	defer func() { <-r.slots }()
+	n, err := r.c.removeEntries(ctx, r.batch, r.cred, dir, files)
+	r.removed.Add(int64(n))
+	if err != nil {
+		r.fail(fmt.Errorf("remove the files of directory %d: %w", dir, err))
+	}
+}
