@@ -317,14 +317,6 @@ func (c *conn) checkEmpty(ino meta.Ino) error {
 // its attributes, xattrs, target, locks and chunks (whose slices may
 // become dead), and takes it out of Usage.
 func (c *conn) removeInode(ino meta.Ino, a *meta.Attr) error {
-	if err := c.deleteInodeRows(ino, a); err != nil {
-		return err
-	}
-	return c.addUsage(-spaceOf(a), -1)
-}
-
-// deleteInodeRows is removeInode but for Usage, which the caller changes.
-func (c *conn) deleteInodeRows(ino meta.Ino, a *meta.Attr) error {
 	stmts := []string{
 		"DELETE FROM cairn_node WHERE ino = ?",
 		"DELETE FROM cairn_xattr WHERE ino = ?",
@@ -344,7 +336,7 @@ func (c *conn) deleteInodeRows(ino meta.Ino, a *meta.Attr) error {
 			return err
 		}
 	}
-	return nil
+	return c.addUsage(-spaceOf(a), -1)
 }
 
 // ReleaseOrphan deletes an orphan of session sid.
