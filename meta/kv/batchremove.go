@@ -16,6 +16,7 @@ const (
 	batchOperations = 100 // writes for the names of one transaction
 	inlineKeys      = 16  // an inode with more keys than this is left an orphan
 	inlineRecords   = 16  // likewise for slice records (two writes each)
+	batchNames      = 64  // names read ahead by one transaction
 )
 
 // RemoveEntries removes non-directory entries of one directory, as many
@@ -45,6 +46,7 @@ func (e *Engine) RemoveEntries(ctx context.Context, cred meta.Cred, parent meta.
 // says how many it went through.
 func (t *txn) removeEntries(cred meta.Cred, parent meta.Ino, names []string, sid uint64) (meta.BatchRemoval, int, error) {
 	var out meta.BatchRemoval
+	names = names[:min(len(names), batchNames)]
 	keys := [][]byte{t.k.attr(parent)}
 	for _, name := range names {
 		keys = append(keys, t.k.entry(parent, name))
