@@ -9,14 +9,18 @@ import (
 
 var _ meta.BatchRemover = (*Engine)(nil)
 
-// A batch removal fits each transaction in etcd's 128 operations: the
-// parent's attributes and up to usageShards usage keys, plus the names'
-// own writes, counted as they are planned.
+// A batch removal fits each transaction in etcd's limits of 128 writes
+// and 128 compares (one per key read): the parent's attributes and its
+// usage shard are read and written besides the names' own keys, which are counted as they are planned; a name is taken only when
+// its worst case still fits.
 const (
-	batchOperations = 100 // writes for the names of one transaction
-	inlineKeys      = 16  // an inode with more keys than this is left an orphan
-	inlineRecords   = 16  // likewise for slice records (two writes each)
-	batchNames      = 64  // names read ahead by one transaction
+	batchWrites   = 110 // writes of one transaction, the parent's and usage's included
+	batchReads    = 120 // keys one transaction reads
+	inlineKeys    = 16  // an inode with more keys than this is left an orphan
+	inlineRecords = 16  // likewise for slice records (two writes each)
+	batchNames    = 32  // names read ahead by one transaction
+	nameWrites    = 1 + inlineKeys + 2*inlineRecords
+	nameReads     = inlineKeys + 1 + inlineRecords
 )
 
 // RemoveEntries removes non-directory entries of one directory, as many
@@ -47,7 +51,7 @@ func (e *Engine) RemoveEntries(ctx context.Context, cred meta.Cred, parent meta.
 func (t *txn) removeEntries(cred meta.Cred, parent meta.Ino, names []string, sid uint64) (meta.BatchRemoval, int, error) {
 	var out meta.BatchRemoval
 	names = names[:min(len(names), batchNames)]
-	keys := [][]byte{t.k.attr(parent)}
+	keys := [][]byte{t.k.attr(parent), t.usageKey(parent)}
 	for _, name := range names {
 		keys = append(keys, t.k.entry(parent, name))
 	}
@@ -70,16 +74,16 @@ func (t *txn) removeEntries(cred meta.Cred, parent meta.Ino, names []string, sid
 		}
 		if ok {
 			inos[i] = ino
-			attrKeys = append(attrKeys, t.k.attr(ino), t.usageKey(ino))
+			attrKeys = append(attrKeys, t.k.attr(ino))
 		}
 	}
 	if err := t.prefetch(attrKeys...); err != nil {
 		return out, 0, err
 	}
 	ts := now()
-	used, done := 0, 0
+	writes, reads, done := 2, len(keys)+len(attrKeys), 0
 	for i, name := range names {
-		if used >= batchOperations {
+		if i > 0 && (writes+nameWrites > batchWrites || reads+nameReads > batchReads) {
 			break
 		}
 		done = i + 1
@@ -101,19 +105,20 @@ func (t *txn) removeEntries(cred meta.Cred, parent meta.Ino, names []string, sid
 		out.Removed++
 		if a.Nlink > 1 {
 			t.dropLink(sid, ino, &a, ts)
-			used += 2
+			writes += 2
 			continue
 		}
-		inline, cost, err := t.deleteSmallInode(ino, &a)
+		inline, wrote, read, err := t.deleteSmallInode(ino, &a, parent)
 		if err != nil {
 			return out, 0, err
 		}
 		if !inline {
 			t.dropLink(sid, ino, &a, ts)
 			out.Orphans = append(out.Orphans, ino)
-			cost = 3
+			wrote = 2
 		}
-		used += 1 + cost
+		writes += 1 + wrote
+		reads += read
 	}
 	if out.Removed > 0 {
 		pa.Mtime, pa.Ctime = ts, ts
@@ -124,15 +129,18 @@ func (t *txn) removeEntries(cred meta.Cred, parent meta.Ino, names []string, sid
 
 // deleteSmallInode deletes an inode that lost its last link, with its
 // chunks, when it has at most inlineKeys keys and inlineRecords slice
-// records; it reports whether it did and how many writes it took.
-func (t *txn) deleteSmallInode(ino meta.Ino, a *meta.Attr) (bool, int, error) {
+// records; it reports whether it did and how many keys it wrote and read.
+// Its usage goes to charge's shard, the directory's: one usage key per
+// batch, so that batches in other directories rarely conflict on one
+// (a shard may go below zero; only the sum of the shards means anything).
+func (t *txn) deleteSmallInode(ino meta.Ino, a *meta.Attr, charge meta.Ino) (inline bool, writes, reads int, err error) {
 	begin, end := t.k.inodeRange(ino)
 	kvs, err := t.Scan(begin, end, inlineKeys+1)
 	if err != nil {
-		return false, 0, err
+		return false, 0, 0, err
 	}
 	if len(kvs) > inlineKeys {
-		return false, 0, nil
+		return false, 0, len(kvs), nil
 	}
 	sub := len(t.k.attr(ino)) - 1
 	var records []meta.Slice
@@ -142,19 +150,19 @@ func (t *txn) deleteSmallInode(ino meta.Ino, a *meta.Attr) (bool, int, error) {
 		}
 		list, err := meta.DecodeSliceRecords(kv.Value)
 		if err != nil {
-			return false, 0, fmt.Errorf("inode %d: %w", ino, err)
+			return false, 0, 0, fmt.Errorf("inode %d: %w", ino, err)
 		}
 		records = append(records, list...)
 	}
 	if len(records) > inlineRecords {
-		return false, 0, nil
+		return false, 0, len(kvs), nil
 	}
 	for _, kv := range kvs {
 		t.del(kv.Key)
 	}
 	if err := t.changeRefs(nil, records); err != nil {
-		return false, 0, err
+		return false, 0, 0, err
 	}
-	t.addUsage(ino, -spaceOf(a), -1)
-	return true, len(kvs) + 2*len(records), nil
+	t.addUsage(charge, -spaceOf(a), -1)
+	return true, len(kvs) + 2*len(records), len(kvs) + len(records), nil
 }
