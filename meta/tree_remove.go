@@ -178,6 +178,9 @@ func (r *treeRemoval) removeFiles(ctx context.Context, dir Ino, es []Entry) {
 	defer func() { <-r.slots }()
 	n, err := r.c.removeEntries(ctx, r.batch, r.cred, dir, files)
 	r.removed.Add(int64(n))
+	if errors.Is(err, ErrNotFound) {
+		return // dir removed by someone else meanwhile (another purge)
+	}
 	if err != nil {
 		r.fail(fmt.Errorf("remove the files of directory %d: %w", dir, err))
 	}
