@@ -10,6 +10,7 @@ import (
 func unlinkDeleteTests() []test {
 	return []test{
 		{"UnlinkDelete/LastLink", testUnlinkDeleteLastLink},
+		{"UnlinkDelete/ManyChunks", testUnlinkDeleteManyChunks},
 		{"UnlinkDelete/OtherLinks", testUnlinkDeleteOtherLinks},
 		{"UnlinkDelete/OtherInode", testUnlinkDeleteOtherInode},
 		{"UnlinkDelete/Refused", testUnlinkDeleteRefused},
@@ -63,6 +64,36 @@ func testUnlinkDeleteLastLink(x *env) {
 	// Releasing what is gone is a no-op, as for any inode that is not an
 	// orphan of the session.
 	x.must(x.e.ReleaseOrphan(x.ctx, x.sid, f), "ReleaseOrphan after UnlinkDelete")
+}
+
+// testUnlinkDeleteManyChunks: a file too large for one transaction on
+// some stores may be left an orphan; deleted or released, all of it goes.
+func testUnlinkDeleteManyChunks(x *env) {
+	f := x.create(meta.RootIno, "f")
+	const chunks = 60
+	for i := uint32(0); i < chunks; i++ {
+		x.write(f, i, 0, 10)
+	}
+	base := x.usage()
+	_, _, deleted := x.unlinkDelete(meta.RootIno, "f", f)
+	if !deleted {
+		x.release(f)
+	}
+	_, err := x.e.GetAttr(x.ctx, f)
+	x.want(meta.ErrNotFound, err, "GetAttr after UnlinkDelete (deleted %v) of a file of %d chunks", deleted, chunks)
+	want := meta.Usage{Space: base.Space - spaceOfChunks(chunks), Inodes: base.Inodes - 1}
+	if u := x.usage(); u != want {
+		x.t.Errorf("Usage after UnlinkDelete (deleted %v) of a file of %d chunks = %+v, want %+v", deleted, chunks, u, want)
+	}
+	if dead := x.deadIDs(); len(dead) != chunks {
+		x.t.Errorf("DeadSlices after UnlinkDelete (deleted %v) of a file of %d chunks: %d slices", deleted, chunks, len(dead))
+	}
+}
+
+// spaceOfChunks is the space Usage counts for a file of n chunks whose
+// last one holds 10 bytes.
+func spaceOfChunks(n uint32) uint64 {
+	return uint64(n-1)*meta.ChunkSize + 4096
 }
 
 func testUnlinkDeleteOtherLinks(x *env) {
