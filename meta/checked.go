@@ -134,3 +134,10 @@ func (c checked) SetLk(ctx context.Context, ino Ino, owner LockOwner, l Lock) er
 	}
 	return c.Engine.SetLk(ctx, ino, owner, l)
 }
+
+func (c checked) UnlinkDelete(ctx context.Context, cred Cred, parent Ino, name string, sid uint64, expect Ino) (Ino, Attr, bool, error) {
+	if err := CheckName(name); err != nil {
+		return 0, Attr{}, false, refused("unlink", name, err)
+	}
+	return UnlinkDelete(ctx, c.Engine, cred, parent, name, sid, expect)
+}

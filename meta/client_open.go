@@ -78,3 +78,23 @@ func (c *Client) releaseOrphan(ctx context.Context, sid uint64, ino Ino) error {
 	}
 	return nil
 }
+
+// closedEntry is the inode this client's entry cache holds for
+// parent/name when none of its handles holds that inode open, so that an
+// unlink may delete it in the same commit (UnlinkDelete); 0 otherwise.
+// As with Unlink and an immediate ReleaseOrphan, an open of the same
+// inode by another thread of this mount that overlaps the unlink may get
+// a handle of a file that is gone (the kernel does not order an open of
+// an existing name with an unlink of it).
+func (c *Client) closedEntry(parent Ino, name string) Ino {
+	ino, ok := c.entries.get(parent, name)
+	if !ok || ino == 0 {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open[ino] != nil {
+		return 0
+	}
+	return ino
+}

@@ -194,11 +194,12 @@ func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name 
 }
 
 // unlink removes a non-directory; an inode that lost its last link is
-// released now, or on its last local close when it is open here.
+// released now, in the unlink's own commit when the engine can and the
+// inode is not open here, or on its last local close when it is.
 func (c *Client) unlink(ctx context.Context, cred Cred, parent Ino, name string) (Ino, Attr, error) {
 	start := now()
 	c.attrs.beginChange(parent)
-	ino, a, err := c.eng.Unlink(ctx, cred, parent, name, c.Session())
+	ino, a, deleted, err := UnlinkDelete(ctx, c.eng, cred, parent, name, c.Session(), c.closedEntry(parent, name))
 	c.observe("unlink", start)
 	c.entries.drop(parent, name)
 	if err != nil {
@@ -207,6 +208,10 @@ func (c *Client) unlink(ctx context.Context, cred Cred, parent Ino, name string)
 	}
 	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterUnlink(p, a) })
 	c.invalidateUsage()
+	if deleted {
+		c.attrs.drop(ino)
+		return ino, a, nil
+	}
 	if a.Nlink == 0 {
 		return ino, a, c.orphaned(ctx, ino)
 	}

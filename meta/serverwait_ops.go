@@ -249,3 +249,11 @@ func (w *serverWait) GetLk(ctx context.Context, ino Ino, owner LockOwner, l Lock
 func (w *serverWait) SetLk(ctx context.Context, ino Ino, owner LockOwner, l Lock) error {
 	return w.do(ctx, "setlk", repeatable, func(ctx context.Context) error { return w.Engine.SetLk(ctx, ino, owner, l) })
 }
+
+func (w *serverWait) UnlinkDelete(ctx context.Context, cred Cred, parent Ino, name string, sid uint64, expect Ino) (ino Ino, a Attr, deleted bool, err error) {
+	err = w.do(ctx, "unlink", once, func(ctx context.Context) error {
+		ino, a, deleted, err = UnlinkDelete(ctx, w.Engine, cred, parent, name, sid, expect)
+		return err
+	})
+	return ino, a, deleted, err
+}

@@ -100,3 +100,10 @@ func (e *Engine) Readdir(ctx context.Context, ino meta.Ino, after string, limit 
 	e.done("readdir", start, err)
 	return entries, err
 }
+
+func (e *Engine) UnlinkDelete(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, sid uint64, expect meta.Ino) (meta.Ino, meta.Attr, bool, error) {
+	start := time.Now()
+	ino, a, deleted, err := meta.UnlinkDelete(ctx, e.Engine, cred, parent, name, sid, expect)
+	e.done("unlink", start, err)
+	return ino, a, deleted, err
+}

@@ -176,34 +176,41 @@ func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, na
 	var ino meta.Ino
 	var a meta.Attr
 	err := e.txn(ctx, func(t *txn) (err error) {
-		pa, _, child, exists, err := t.lookupParent(&cred, parent, name)
-		if err != nil {
-			return err
-		}
-		if !exists {
-			return meta.ErrNotFound
-		}
-		ino = child
-		if a, err = t.attr(child); err != nil {
-			return err
-		}
-		if err := meta.MayDelete(&pa, &a, cred); err != nil {
-			return err
-		}
-		if a.IsDir() {
-			return meta.ErrIsDir
-		}
-		ts := now()
-		pa.Mtime, pa.Ctime = ts, ts
-		t.setAttr(parent, &pa)
-		t.del(t.k.entry(parent, name))
-		t.dropLink(sid, child, &a, ts)
-		return nil
+		ino, a, err = t.unlink(cred, parent, name, sid)
+		return err
 	})
 	if err != nil {
 		return 0, a, fmt.Errorf("unlink %q in inode %d: %w", name, parent, err)
 	}
 	return ino, a, nil
+}
+
+// unlink is Unlink's transaction; the keys more are read along with the
+// parent's.
+func (t *txn) unlink(cred meta.Cred, parent meta.Ino, name string, sid uint64, more ...[]byte) (meta.Ino, meta.Attr, error) {
+	pa, _, child, exists, err := t.lookupParent(&cred, parent, name, more...)
+	if err != nil {
+		return 0, meta.Attr{}, err
+	}
+	if !exists {
+		return 0, meta.Attr{}, meta.ErrNotFound
+	}
+	a, err := t.attr(child)
+	if err != nil {
+		return 0, a, err
+	}
+	if err := meta.MayDelete(&pa, &a, cred); err != nil {
+		return 0, a, err
+	}
+	if a.IsDir() {
+		return 0, a, meta.ErrIsDir
+	}
+	ts := now()
+	pa.Mtime, pa.Ctime = ts, ts
+	t.setAttr(parent, &pa)
+	t.del(t.k.entry(parent, name))
+	t.dropLink(sid, child, &a, ts)
+	return child, a, nil
 }
 
 // dropLink takes one link from non-directory ino; the last one makes it an

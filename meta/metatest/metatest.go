@@ -59,6 +59,7 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 		setidTests(),
 		timeTests(),
 		parentAttrTests(),
+		unlinkDeleteTests(),
 		renameTests(),
 		orphanTests(),
 		readdirTests(),

@@ -32,11 +32,8 @@ func (e *Engine) Link(ctx context.Context, cred meta.Cred, ino meta.Ino, parent 
 
 // Unlink removes a non-directory entry, see meta.Engine.
 func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, sid uint64) (meta.Ino, meta.Attr, error) {
-	r, err := e.call(ctx, "unlink", cred, uint64(parent), name, sid)
-	if err != nil {
-		return 0, meta.Attr{}, err
-	}
-	return inoAttr(r)
+	ino, a, _, err := e.UnlinkDelete(ctx, cred, parent, name, sid, 0)
+	return ino, a, err
 }
 
 // Rmdir removes an empty directory, see meta.Engine.

@@ -222,29 +222,33 @@ func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, na
 	}
 	var ino meta.Ino
 	var a meta.Attr
-	err := e.txn(ctx, func(c *conn) error {
-		now := nowNs()
-		p, child, a2, err := c.lockDirEntryNode(parent, name, cred, nil)
-		if err != nil {
-			return err
-		}
-		a = a2
-		if err := meta.MayDelete(&p, &a, cred); err != nil {
-			return err
-		}
-		if a.IsDir() {
-			return meta.ErrIsDir
-		}
-		ino = child
-		if err := c.deleteEdge(parent, name); err != nil {
-			return err
-		}
-		if err := c.dropLink(ino, &a, now, sid); err != nil {
-			return err
-		}
-		return c.touchDir(parent, &p, now)
+	err := e.txn(ctx, func(c *conn) (err error) {
+		ino, a, err = c.unlink(cred, parent, name, sid)
+		return err
 	})
 	return ino, a, err
+}
+
+// unlink is Unlink's transaction.
+func (c *conn) unlink(cred meta.Cred, parent meta.Ino, name string, sid uint64) (meta.Ino, meta.Attr, error) {
+	now := nowNs()
+	p, child, a, err := c.lockDirEntryNode(parent, name, cred, nil)
+	if err != nil {
+		return 0, a, err
+	}
+	if err := meta.MayDelete(&p, &a, cred); err != nil {
+		return 0, a, err
+	}
+	if a.IsDir() {
+		return 0, a, meta.ErrIsDir
+	}
+	if err := c.deleteEdge(parent, name); err != nil {
+		return 0, a, err
+	}
+	if err := c.dropLink(child, &a, now, sid); err != nil {
+		return 0, a, err
+	}
+	return child, a, c.touchDir(parent, &p, now)
 }
 
 // dropLink takes one link from a non-directory whose entry is gone; the
