@@ -82,8 +82,7 @@ func (e *Engine) dumpFrom(tx Tx, w meta.DumpWriter) error {
 		return err
 	}
 	var rec meta.DumpRecord
-	b, end = k.key(tagInode), k.key(tagInode+1)
-	err = scanAll(tx, b, end, func(kv KeyValue) error {
+	err = k.scanInodes(tx, meta.Ino(h.NextInode), func(kv KeyValue) error {
 		rest := k.suffix(kv.Key, 0)
 		if len(rest) < 9 {
 			return fmt.Errorf("corrupt inode key %q", kv.Key)

@@ -51,7 +51,9 @@ func (s *BadgerStore) Snapshot(ctx context.Context, fn func(tx Tx) error) error 
 // compaction of its revision fails.
 func (s *EtcdStore) Snapshot(ctx context.Context, fn func(tx Tx) error) error {
 	var wrote error
-	if err := fn(readOnlyTx{Tx: s.newTx(ctx), err: &wrote}); err != nil {
+	tx := s.newTx(ctx)
+	tx.snapshot = true
+	if err := fn(readOnlyTx{Tx: tx, err: &wrote}); err != nil {
 		return err
 	}
 	return wrote
