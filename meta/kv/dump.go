@@ -179,16 +179,18 @@ func (e *Engine) Restore(ctx context.Context, r meta.DumpReader) error {
 }
 
 // batch collects blind writes and commits them in transactions of at
-// most limit puts. One transaction commits in the background while the
-// next batch is read and encoded.
+// most limit puts. Up to parallel transactions commit in the background
+// while the next batch is read and encoded; as they write distinct keys
+// blindly, their order does not matter.
 type batch struct {
 	ctx      context.Context
 	store    Store
 	limit    int
+	parallel int
 	keys     [][]byte
 	vals     [][]byte
 	size     int
-	inflight chan error
+	inflight []chan error
 }
 
 // batchBytes bounds a batch's size as well: xattr values may reach 64 KiB,
@@ -206,19 +208,25 @@ func (b *batch) put(key, value []byte) error {
 	return nil
 }
 
-// flush starts committing what was put, once the previous commit is done.
+// flush starts committing what was put, once fewer than parallel
+// commits are in flight.
 func (b *batch) flush() error {
-	if err := b.wait(); err != nil {
-		return err
+	for len(b.inflight) >= max(b.parallel, 1) {
+		err := <-b.inflight[0]
+		b.inflight = b.inflight[1:]
+		if err != nil {
+			return err
+		}
 	}
 	if len(b.keys) == 0 {
 		return nil
 	}
 	keys, vals := b.keys, b.vals
 	b.keys, b.vals, b.size = make([][]byte, 0, b.limit), make([][]byte, 0, b.limit), 0
-	b.inflight = make(chan error, 1)
+	done := make(chan error, 1)
+	b.inflight = append(b.inflight, done)
 	go func() {
-		b.inflight <- b.store.Txn(b.ctx, func(tx Tx) error {
+		done <- b.store.Txn(b.ctx, func(tx Tx) error {
 			for i, k := range keys {
 				tx.Put(k, vals[i])
 			}
@@ -228,14 +236,14 @@ func (b *batch) flush() error {
 	return nil
 }
 
-// wait waits for the commit in flight.
+// wait waits for every commit in flight.
 func (b *batch) wait() error {
-	if b.inflight == nil {
-		return nil
+	var errs []error
+	for _, done := range b.inflight {
+		errs = append(errs, <-done)
 	}
-	err := <-b.inflight
 	b.inflight = nil
-	return err
+	return errors.Join(errs...)
 }
 
 // sync commits everything put so far.
@@ -251,7 +259,11 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 	if l, ok := e.store.(batchLimiter); ok {
 		limit = l.maxWrites()
 	}
-	out := &batch{ctx: ctx, store: e.store, limit: limit}
+	parallel := 1
+	if p, ok := e.store.(parallelCommitter); ok {
+		parallel = p.parallelCommits()
+	}
+	out := &batch{ctx: ctx, store: e.store, limit: limit, parallel: parallel}
 	defer out.wait()
 	k := e.k
 	tally := meta.NewRestoreTally()

@@ -112,6 +112,15 @@ type batchLimiter interface{ maxWrites() int }
 
 func (s *EtcdStore) maxWrites() int { return etcdMaxTxnOps }
 
+// parallelCommitter is implemented by stores where a load gains from
+// several transactions in flight at once.
+type parallelCommitter interface{ parallelCommits() int }
+
+// parallelCommits: etcd's transactions are small (128 writes) and each
+// waits for a raft round and a disk sync, which etcd shares among the
+// proposals that arrive together.
+func (s *EtcdStore) parallelCommits() int { return 8 }
+
 // A load into Badger commits (and syncs) once per batch; batches of
 // 16,384 small records stay within the share of the 16 MiB memtable a
 // transaction may use.
