@@ -193,6 +193,9 @@ type batch struct {
 	inflight []chan error
 }
 
+// commitAttempts is how often a load sends a batch whose commit timed out.
+const commitAttempts = 3
+
 // batchBytes bounds a batch's size as well: xattr values may reach 64 KiB,
 // and stores limit a transaction's bytes (etcd's request, Badger's
 // memtable share).
@@ -226,12 +229,21 @@ func (b *batch) flush() error {
 	done := make(chan error, 1)
 	b.inflight = append(b.inflight, done)
 	go func() {
-		done <- b.store.Txn(b.ctx, func(tx Tx) error {
-			for i, k := range keys {
-				tx.Put(k, vals[i])
+		var err error
+		// Blind puts may be repeated: a commit that timed out (and may
+		// have been carried out or not) is sent again.
+		for range commitAttempts {
+			err = b.store.Txn(b.ctx, func(tx Tx) error {
+				for i, k := range keys {
+					tx.Put(k, vals[i])
+				}
+				return nil
+			})
+			if !errors.Is(err, meta.ErrUnavailable) {
+				break
 			}
-			return nil
-		})
+		}
+		done <- err
 	}()
 	return nil
 }
@@ -345,7 +357,8 @@ func (e *Engine) wipe(ctx context.Context) error {
 	for {
 		n := 0
 		err := e.store.Txn(ctx, func(tx Tx) error {
-			kvs, err := tx.Scan(b, end, limit)
+			// limit-1: on etcd the scanned range is one more compare.
+			kvs, err := tx.Scan(b, end, limit-1)
 			n = len(kvs)
 			for _, kv := range kvs {
 				tx.Delete(kv.Key)
