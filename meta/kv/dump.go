@@ -82,8 +82,7 @@ func (e *Engine) dumpFrom(tx Tx, w meta.DumpWriter) error {
 		return err
 	}
 	var rec meta.DumpRecord
-	b, end = k.key(tagInode), k.key(tagInode+1)
-	err = scanAll(tx, b, end, func(kv KeyValue) error {
+	err = k.scanInodes(tx, meta.Ino(h.NextInode), func(kv KeyValue) error {
 		rest := k.suffix(kv.Key, 0)
 		if len(rest) < 9 {
 			return fmt.Errorf("corrupt inode key %q", kv.Key)
@@ -180,17 +179,22 @@ func (e *Engine) Restore(ctx context.Context, r meta.DumpReader) error {
 }
 
 // batch collects blind writes and commits them in transactions of at
-// most limit puts. One transaction commits in the background while the
-// next batch is read and encoded.
+// most limit puts. Up to parallel transactions commit in the background
+// while the next batch is read and encoded; as they write distinct keys
+// blindly, their order does not matter.
 type batch struct {
 	ctx      context.Context
 	store    Store
 	limit    int
+	parallel int
 	keys     [][]byte
 	vals     [][]byte
 	size     int
-	inflight chan error
+	inflight []chan error
 }
+
+// commitAttempts is how often a load sends a batch whose commit timed out.
+const commitAttempts = 3
 
 // batchBytes bounds a batch's size as well: xattr values may reach 64 KiB,
 // and stores limit a transaction's bytes (etcd's request, Badger's
@@ -207,36 +211,51 @@ func (b *batch) put(key, value []byte) error {
 	return nil
 }
 
-// flush starts committing what was put, once the previous commit is done.
+// flush starts committing what was put, once fewer than parallel
+// commits are in flight.
 func (b *batch) flush() error {
-	if err := b.wait(); err != nil {
-		return err
+	for len(b.inflight) >= max(b.parallel, 1) {
+		err := <-b.inflight[0]
+		b.inflight = b.inflight[1:]
+		if err != nil {
+			return err
+		}
 	}
 	if len(b.keys) == 0 {
 		return nil
 	}
 	keys, vals := b.keys, b.vals
 	b.keys, b.vals, b.size = make([][]byte, 0, b.limit), make([][]byte, 0, b.limit), 0
-	b.inflight = make(chan error, 1)
+	done := make(chan error, 1)
+	b.inflight = append(b.inflight, done)
 	go func() {
-		b.inflight <- b.store.Txn(b.ctx, func(tx Tx) error {
-			for i, k := range keys {
-				tx.Put(k, vals[i])
+		var err error
+		// Blind puts may be repeated: a commit that timed out (and may
+		// have been carried out or not) is sent again.
+		for range commitAttempts {
+			err = b.store.Txn(b.ctx, func(tx Tx) error {
+				for i, k := range keys {
+					tx.Put(k, vals[i])
+				}
+				return nil
+			})
+			if !errors.Is(err, meta.ErrUnavailable) {
+				break
 			}
-			return nil
-		})
+		}
+		done <- err
 	}()
 	return nil
 }
 
-// wait waits for the commit in flight.
+// wait waits for every commit in flight.
 func (b *batch) wait() error {
-	if b.inflight == nil {
-		return nil
+	var errs []error
+	for _, done := range b.inflight {
+		errs = append(errs, <-done)
 	}
-	err := <-b.inflight
 	b.inflight = nil
-	return err
+	return errors.Join(errs...)
 }
 
 // sync commits everything put so far.
@@ -252,7 +271,11 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 	if l, ok := e.store.(batchLimiter); ok {
 		limit = l.maxWrites()
 	}
-	out := &batch{ctx: ctx, store: e.store, limit: limit}
+	parallel := 1
+	if p, ok := e.store.(parallelCommitter); ok {
+		parallel = p.parallelCommits()
+	}
+	out := &batch{ctx: ctx, store: e.store, limit: limit, parallel: parallel}
 	defer out.wait()
 	k := e.k
 	tally := meta.NewRestoreTally()
@@ -334,7 +357,8 @@ func (e *Engine) wipe(ctx context.Context) error {
 	for {
 		n := 0
 		err := e.store.Txn(ctx, func(tx Tx) error {
-			kvs, err := tx.Scan(b, end, limit)
+			// limit-1: on etcd the scanned range is one more compare.
+			kvs, err := tx.Scan(b, end, limit-1)
 			n = len(kvs)
 			for _, kv := range kvs {
 				tx.Delete(kv.Key)

@@ -135,6 +135,19 @@ type etcdTx struct {
 	// its first page, read with the prefetched keys (see prefetched).
 	scanWanted *scanRange
 	prescan    *prescanned
+	// snapshot: a read-only scan of one revision (a dump), which commits
+	// nothing, so it keeps no read set and fills no cache; both would
+	// grow with the volume.
+	snapshot bool
+}
+
+// saw records a read for the commit's compares and the shared cache.
+func (t *etcdTx) saw(key string, c cachedValue) {
+	if t.snapshot {
+		return
+	}
+	t.reads[key] = c.rev
+	t.s.cache.put(key, c)
 }
 
 func (t *etcdTx) readOpts() []clientv3.OpOption {
@@ -231,8 +244,8 @@ func (t *etcdTx) getBatch(keys [][]byte, batch []int, out [][]byte) error {
 	t.noteRev(resp.Header.Revision)
 	for j, i := range batch {
 		c := rangeValue(resp.Responses[j].GetResponseRange())
-		out[i], t.reads[string(keys[i])] = c.value, c.rev
-		t.s.cache.put(string(keys[i]), c)
+		out[i] = c.value
+		t.saw(string(keys[i]), c)
 	}
 	return nil
 }
@@ -264,12 +277,11 @@ func (t *etcdTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 			t.noteRev(resp.Header.Revision)
 		}
 		for _, kv := range resp.Kvs {
-			t.reads[string(kv.Key)] = kv.ModRevision
 			v := kv.Value
 			if v == nil {
 				v = []byte{}
 			}
-			t.s.cache.put(string(kv.Key), cachedValue{v, kv.ModRevision})
+			t.saw(string(kv.Key), cachedValue{v, kv.ModRevision})
 			out = append(out, KeyValue{Key: kv.Key, Value: v})
 		}
 		if !resp.More || (limit > 0 && len(out) >= limit) {
@@ -277,7 +289,9 @@ func (t *etcdTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 			if resp.More {
 				scanned = string(after(out[len(out)-1].Key))
 			}
-			t.ranges = append(t.ranges, [2]string{string(begin), scanned})
+			if !t.snapshot {
+				t.ranges = append(t.ranges, [2]string{string(begin), scanned})
+			}
 			return out, nil
 		}
 		from = string(after(resp.Kvs[len(resp.Kvs)-1].Key))

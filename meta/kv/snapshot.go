@@ -51,7 +51,9 @@ func (s *BadgerStore) Snapshot(ctx context.Context, fn func(tx Tx) error) error 
 // compaction of its revision fails.
 func (s *EtcdStore) Snapshot(ctx context.Context, fn func(tx Tx) error) error {
 	var wrote error
-	if err := fn(readOnlyTx{Tx: s.newTx(ctx), err: &wrote}); err != nil {
+	tx := s.newTx(ctx)
+	tx.snapshot = true
+	if err := fn(readOnlyTx{Tx: tx, err: &wrote}); err != nil {
 		return err
 	}
 	return wrote
@@ -109,6 +111,15 @@ var (
 type batchLimiter interface{ maxWrites() int }
 
 func (s *EtcdStore) maxWrites() int { return etcdMaxTxnOps }
+
+// parallelCommitter is implemented by stores where a load gains from
+// several transactions in flight at once.
+type parallelCommitter interface{ parallelCommits() int }
+
+// parallelCommits: etcd's transactions are small (128 writes) and each
+// waits for a raft round and a disk sync, which etcd shares among the
+// proposals that arrive together.
+func (s *EtcdStore) parallelCommits() int { return 8 }
 
 // A load into Badger commits (and syncs) once per batch; batches of
 // 16,384 small records stay within the share of the 16 MiB memtable a

@@ -258,7 +258,12 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 		e.writeMu.Lock()
 		defer e.writeMu.Unlock()
 	}
-	tx, err := e.db.BeginTx(ctx, nil)
+	sc, err := e.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer sc.Close()
+	tx, err := sc.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -270,7 +275,7 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 			return err
 		}
 	}
-	if err := (&conn{ctx: ctx, e: e, q: tx}).restore(r); err != nil {
+	if err := (&conn{ctx: ctx, e: e, q: tx}).restore(r, copierOf(ctx, sc)); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -280,26 +285,30 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 // database's limit on placeholders (12 columns × 400).
 const bulkRows = 400
 
-// bulkInsert gathers rows of one table and inserts them bulkRows at a time.
+// bulkInsert gathers rows of one table and inserts them bulkRows at a
+// time, or copyRows at a time with copier (PostgreSQL's COPY).
 type bulkInsert struct {
-	c     *conn
-	table string
-	cols  int
-	head  string
-	rows  int
-	args  []any
+	c      *conn
+	table  string
+	names  []string
+	cols   int
+	head   string
+	rows   int
+	args   []any
+	copier copyFunc
 	// prepared is the INSERT of bulkRows rows, once one was sent.
 	prepared *dbsql.Stmt
 }
 
-func (c *conn) bulk(table string, cols ...string) *bulkInsert {
-	return &bulkInsert{c: c, table: table, cols: len(cols),
+func (c *conn) bulk(copier copyFunc, table string, cols ...string) *bulkInsert {
+	return &bulkInsert{c: c, table: table, names: cols, cols: len(cols), copier: copier,
 		head: "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "}
 }
 
 func (b *bulkInsert) add(args ...any) error {
 	b.args = append(b.args, args...)
-	if b.rows++; b.rows == bulkRows {
+	b.rows++
+	if (b.copier == nil && b.rows == bulkRows) || b.rows == copyRows {
 		return b.flush()
 	}
 	return nil
@@ -310,7 +319,14 @@ func (b *bulkInsert) flush() error {
 		return nil
 	}
 	var err error
-	if b.rows == bulkRows {
+	if b.copier != nil {
+		rows := make([][]any, b.rows)
+		for i := range rows {
+			rows[i] = b.args[i*b.cols : (i+1)*b.cols]
+		}
+		b.c.e.roundTrips.Add(2)
+		err = b.copier(b.table, b.names, rows)
+	} else if b.rows == bulkRows {
 		err = b.full()
 	} else {
 		_, err = b.c.execCount(b.statement(b.rows), b.args...)
@@ -350,14 +366,16 @@ func (b *bulkInsert) full() error {
 	return err
 }
 
-func (c *conn) restore(r meta.DumpReader) error {
-	nodes := c.bulk("cairn_node", append([]string{"ino"}, strings.Split(nodeCols, ", ")...)...)
-	edges := c.bulk("cairn_edge", "parent", "name", "ino", "ftype")
-	symlinks := c.bulk("cairn_symlink", "ino", "target")
-	xattrs := c.bulk("cairn_xattr", "ino", "name", "value")
-	chunks := c.bulk("cairn_chunk", "ino", "idx", "slices")
-	dead := c.bulk("cairn_dead", "id", "size")
-	refs := c.bulk("cairn_sliceref", "id", "size", "refs")
+// restore writes every record, through copier where the database has one
+// (nil: multi-row INSERTs).
+func (c *conn) restore(r meta.DumpReader, copier copyFunc) error {
+	nodes := c.bulk(copier, "cairn_node", append([]string{"ino"}, strings.Split(nodeCols, ", ")...)...)
+	edges := c.bulk(copier, "cairn_edge", "parent", "name", "ino", "ftype")
+	symlinks := c.bulk(copier, "cairn_symlink", "ino", "target")
+	xattrs := c.bulk(copier, "cairn_xattr", "ino", "name", "value")
+	chunks := c.bulk(copier, "cairn_chunk", "ino", "idx", "slices")
+	dead := c.bulk(copier, "cairn_dead", "id", "size")
+	refs := c.bulk(copier, "cairn_sliceref", "id", "size", "refs")
 	tally := meta.NewRestoreTally()
 	firstRef := func(s meta.Slice) error { return refs.add(int64(s.ID), int64(s.Size), int64(1)) }
 	for {
@@ -424,7 +442,7 @@ func (c *conn) restore(r meta.DumpReader) error {
 	if _, err := c.execCount("INSERT INTO cairn_usage (id, space, inodes) VALUES (1, ?, ?)", space, inodes); err != nil {
 		return err
 	}
-	settings := c.bulk("cairn_setting", "name", "value")
+	settings := c.bulk(copier, "cairn_setting", "name", "value")
 	for _, s := range [][2]string{
 		{"schema", strconv.Itoa(schemaVersion)},
 		{"routines", strconv.Itoa(routinesVersion)},
