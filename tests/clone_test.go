@@ -73,7 +73,9 @@ func TestCloneTree(t *testing.T) {
 	objects := bucketObjects(t, v)
 
 	start := time.Now()
-	cairnOK(t, "clone", v.path("d"), v.path("e"))
+	if r := runCairnEnv(t, v.passwordEnv(), "clone", v.path("d"), v.path("e")); r.code != 0 {
+		t.Fatalf("cairn clone: exit %d\nstderr: %s\nstdout: %s", r.code, r.stderr, r.stdout)
+	}
 	took := time.Since(start)
 	t.Logf("'cairn clone' of %d files of %d GiB each (and 2 directories, 1 symlink) took %v, the command's start included", files, size>>30, took)
 	if took > 5*time.Second {
@@ -130,10 +132,10 @@ func TestCloneBadInput(t *testing.T) {
 	other := filepath.Join(tempDir(t), "other")
 	must(t, os.Mkdir(other, 0o755), "mkdir")
 	v.mountAt(t, other)
-	wantUserError(t, runCairn(t, "clone", v.path("missing"), v.path("c")), "missing", "no such file")
-	wantUserError(t, runCairn(t, "clone", v.path("a"), v.path("b")), "already exists")
-	wantUserError(t, runCairn(t, "clone", v.path("a"), filepath.Join(other, "c")), "a clone stays inside one mount")
-	wantUserError(t, runCairn(t, "clone", v.path("a"), filepath.Join(t.TempDir(), "c")), "not inside a cairn mount")
+	wantUserError(t, runCairnEnv(t, v.passwordEnv(), "clone", v.path("missing"), v.path("c")), "missing", "no such file")
+	wantUserError(t, runCairnEnv(t, v.passwordEnv(), "clone", v.path("a"), v.path("b")), "already exists")
+	wantUserError(t, runCairnEnv(t, v.passwordEnv(), "clone", v.path("a"), filepath.Join(other, "c")), "a clone stays inside one mount")
+	wantUserError(t, runCairnEnv(t, v.passwordEnv(), "clone", v.path("a"), filepath.Join(t.TempDir(), "c")), "not inside a cairn mount")
 	wantContent(t, v.path("b"), []byte("b"))
 	if _, err := os.Lstat(filepath.Join(other, "c")); !os.IsNotExist(err) {
 		t.Errorf("a refused clone left %s/c: %v", other, err)
