@@ -129,26 +129,8 @@ func (c *conn) deleteInodes(inos []meta.Ino) error {
 		args[i] = int64(ino)
 	}
 	in := " WHERE ino IN (" + marks(len(inos)) + ")"
-	rows, err := c.query("SELECT slices FROM cairn_chunk"+in, args...)
+	records, err := c.sliceRecords("SELECT slices FROM cairn_chunk"+in, args...)
 	if err != nil {
-		return err
-	}
-	var records []meta.Slice
-	for rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			rows.Close()
-			return err
-		}
-		list, err := meta.DecodeSliceRecords(b)
-		if err != nil {
-			rows.Close()
-			return err
-		}
-		records = append(records, list...)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	tables := []string{"cairn_node", "cairn_xattr", "cairn_flock", "cairn_plock", "cairn_symlink"}

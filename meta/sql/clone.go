@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"cairn/meta"
 )
@@ -83,27 +82,9 @@ func (c *conn) cloneContent(src, ino meta.Ino, s *meta.Attr, preserve bool) erro
 			return err
 		}
 	case meta.TypeFile:
-		rows, err := c.query("SELECT slices FROM cairn_chunk WHERE ino = ?", int64(src))
+		shared, err := c.sliceRecords("SELECT slices FROM cairn_chunk WHERE ino = ?", int64(src))
 		if err != nil {
-			return err
-		}
-		var shared []meta.Slice
-		for rows.Next() {
-			var b []byte
-			if err := rows.Scan(&b); err != nil {
-				rows.Close()
-				return err
-			}
-			list, err := meta.DecodeSliceRecords(b)
-			if err != nil {
-				rows.Close()
-				return fmt.Errorf("slice list of inode %d: %w", src, err)
-			}
-			shared = append(shared, list...)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
+			return fmt.Errorf("slice list of inode %d: %w", src, err)
 		}
 		if _, err := c.exec("INSERT INTO cairn_chunk (ino, idx, slices) SELECT ?, idx, slices FROM cairn_chunk WHERE ino = ?", int64(ino), int64(src)); err != nil {
 			return err
@@ -123,19 +104,7 @@ func (c *conn) cloneContent(src, ino meta.Ino, s *meta.Attr, preserve bool) erro
 // addRefs records one more reference per record of list (holes aside),
 // one statement per slice, in slice order (the lock order of the rows).
 func (c *conn) addRefs(list []meta.Slice) error {
-	count := map[uint64]int64{}
-	size := map[uint64]uint32{}
-	for _, s := range list {
-		if s.ID != 0 {
-			count[s.ID]++
-			size[s.ID] = s.Size
-		}
-	}
-	ids := make([]uint64, 0, len(count))
-	for id := range count {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	ids, count, size := sliceCounts(list)
 	q := "INSERT INTO cairn_sliceref (id, size, refs) VALUES (?, ?, ?)"
 	if c.e.d.mysqlUpsert {
 		q += " ON DUPLICATE KEY UPDATE refs = refs + VALUES(refs)"

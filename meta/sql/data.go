@@ -150,26 +150,8 @@ func (e *Engine) Write(ctx context.Context, ino meta.Ino, idx uint32, s meta.Sli
 // dropChunks deletes a file's chunks from index from on, releasing their
 // slices.
 func (c *conn) dropChunks(ino meta.Ino, from uint32) error {
-	rows, err := c.query("SELECT slices FROM cairn_chunk WHERE ino = ? AND idx >= ?", int64(ino), int64(from))
+	all, err := c.sliceRecords("SELECT slices FROM cairn_chunk WHERE ino = ? AND idx >= ?", int64(ino), int64(from))
 	if err != nil {
-		return err
-	}
-	var all []meta.Slice
-	for rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			rows.Close()
-			return err
-		}
-		list, err := meta.DecodeSliceRecords(b)
-		if err != nil {
-			rows.Close()
-			return err
-		}
-		all = append(all, list...)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	if len(all) == 0 {

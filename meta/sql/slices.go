@@ -22,25 +22,52 @@ func (c *conn) addRef(s meta.Slice) error {
 	return err
 }
 
-// dropRefs takes away references to the slices in list (holes aside);
-// those left with none go to the dead-slice queue.
-func (c *conn) dropRefs(list []meta.Slice) error {
-	count := map[uint64]int64{}
-	size := map[uint64]uint32{}
+// sliceRecords reads the slice lists of the cairn_chunk rows query selects
+// (one column, slices) and returns them end to end.
+func (c *conn) sliceRecords(query string, args ...any) ([]meta.Slice, error) {
+	rows, err := c.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var all []meta.Slice
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, err
+		}
+		list, err := meta.DecodeSliceRecords(b)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, list...)
+	}
+	return all, rows.Err()
+}
+
+// sliceCounts counts the records of each slice in list (holes aside) and
+// returns the slice ids in ascending order, the lock order of their rows.
+func sliceCounts(list []meta.Slice) (ids []uint64, count map[uint64]int64, size map[uint64]uint32) {
+	count = map[uint64]int64{}
+	size = map[uint64]uint32{}
 	for _, s := range list {
 		if s.ID != 0 {
 			count[s.ID]++
 			size[s.ID] = s.Size
 		}
 	}
-	if len(count) == 0 {
-		return nil
-	}
-	ids := make([]uint64, 0, len(count))
+	ids = make([]uint64, 0, len(count))
 	for id := range count {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	return ids, count, size
+}
+
+// dropRefs takes away references to the slices in list (holes aside);
+// those left with none go to the dead-slice queue.
+func (c *conn) dropRefs(list []meta.Slice) error {
+	ids, count, size := sliceCounts(list)
 	for len(ids) > 0 {
 		n := min(len(ids), 500)
 		if err := c.dropRefBatch(ids[:n], count, size); err != nil {
