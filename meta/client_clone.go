@@ -19,6 +19,11 @@ func (c *Client) CloneTree(ctx context.Context, cred Cred, src, parent Ino, name
 	if !ok {
 		return 0, fmt.Errorf("this metadata engine cannot clone: %w", ErrNotSupported)
 	}
+	// The Cloner sits beneath meta.Checked (see Capability): the name
+	// gets its checks here.
+	if err := CheckName(name); err != nil {
+		return 0, err
+	}
 	if err := refuseTrashCreate(parent, name); err != nil {
 		return 0, err
 	}
