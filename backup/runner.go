@@ -238,6 +238,7 @@ func (r *Runner) dumpTo(ctx context.Context, f *os.File) error {
 		return err
 	}
 	if err := r.cfg.Dumper.Dump(ctx, w); err != nil {
+		w.Abort()
 		return fmt.Errorf("dump the metadata: %w", err)
 	}
 	if err := w.Close(); err != nil {

@@ -1,7 +1,6 @@
 package dump
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -26,7 +25,7 @@ type encoder interface {
 // reads as truncated. Memory stays bounded: records go out as they come.
 type Writer struct {
 	enc      encoder
-	buf      *bufio.Writer
+	buf      *writeBehind
 	zip      io.WriteCloser
 	scratch  []byte
 	records  uint64
@@ -47,7 +46,7 @@ func NewWriter(w io.Writer, o Options) (*Writer, error) {
 	if o.Binary {
 		enc = &binaryEncoder{}
 	}
-	return &Writer{enc: enc, zip: zip, buf: bufio.NewWriterSize(zip, 256<<10)}, nil
+	return &Writer{enc: enc, zip: zip, buf: newWriteBehind(zip)}, nil
 }
 
 // Header implements meta.DumpWriter.
@@ -90,6 +89,13 @@ func (w *Writer) Progress() (inodes, expected uint64) {
 	return w.inodes.Load(), w.expected.Load()
 }
 
+// Abort ends a dump that failed without writing the trailer (so that what
+// was written reads as truncated) and stops the writing goroutine. Close
+// or Abort must end every Writer.
+func (w *Writer) Abort() {
+	w.buf.Close()
+}
+
 // Close writes the trailer and flushes; it does not close the underlying
 // writer.
 func (w *Writer) Close() error {
@@ -99,7 +105,7 @@ func (w *Writer) Close() error {
 	if err := w.write(w.enc.trailer(w.scratch[:0], w.records)); err != nil {
 		return err
 	}
-	if err := w.buf.Flush(); err != nil {
+	if err := w.buf.Close(); err != nil {
 		return fmt.Errorf("write dump: %w", err)
 	}
 	if err := w.zip.Close(); err != nil {

@@ -57,6 +57,8 @@ func runDump(pos []string, binary bool) error {
 	err = dumper.Dump(context.Background(), w)
 	if err == nil {
 		err = w.Close()
+	} else {
+		w.Abort()
 	}
 	bar.finish()
 	if err != nil {
