@@ -49,8 +49,7 @@ func maybeUpdateFstab(fs *pflag.FlagSet, f mountFlags, metaURL, mountpoint strin
 	}
 	inform(os.Stderr, "cairn mount: %s the line of %s in %s: %s", verb, mountpoint, f.fstab, line)
 	if _, err := os.Stat(helperPath); err != nil {
-		self, _ := os.Executable()
-		warn(os.Stderr, "cairn mount: mount(8) needs %s to mount it from there: ln -s %s %s", helperPath, self, helperPath)
+		warn(os.Stderr, "cairn mount: mount(8) needs %s to mount it from there: run 'cairn install' as root", helperPath)
 	}
 	return nil
 }
