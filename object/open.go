@@ -2,23 +2,15 @@ package object
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
-)
-
-// Environment variables Open reads for S3 credentials not given in Options,
-// so that a secret need not appear on a command line.
-const (
-	AccessKeyEnv = "CAIRN_ACCESS_KEY"
-	SecretKeyEnv = "CAIRN_SECRET_KEY"
 )
 
 // Options configure the stores that need more than a bucket name. Fields a
 // store does not use are ignored.
 type Options struct {
-	// AccessKey and SecretKey authenticate to S3 (empty: read from
-	// AccessKeyEnv and SecretKeyEnv). No message ever contains SecretKey.
+	// AccessKey and SecretKey authenticate to S3 (empty: read from the
+	// environment, see Credentials). No message ever contains SecretKey.
 	AccessKey string
 	SecretKey string
 	// Region of an S3 bucket; "" lets the client discover it.
@@ -58,12 +50,7 @@ func Open(storage, bucket string, opts Options) (Store, error) {
 	case "mem":
 		return NewMem(bucket), nil
 	case "s3":
-		if opts.AccessKey == "" {
-			opts.AccessKey = os.Getenv(AccessKeyEnv)
-		}
-		if opts.SecretKey == "" {
-			opts.SecretKey = os.Getenv(SecretKeyEnv)
-		}
+		opts.AccessKey, opts.SecretKey = opts.Credentials()
 		s, err := NewS3(bucket, opts)
 		if err != nil {
 			return nil, err

@@ -93,16 +93,35 @@ func TestS3BadInput(t *testing.T) {
 	check("addressing", nil, err, "sideways")
 }
 
+// TestS3SecretFromEnv: Open takes credentials missing from its options
+// from cairn's variables or, when those are not set, from the names other
+// S3 tools read; a wrong secret there is refused, so it is what is used.
 func TestS3SecretFromEnv(t *testing.T) {
 	m := testenv.MinIO(t)
-	t.Setenv(object.AccessKeyEnv, m.AccessKey)
-	t.Setenv(object.SecretKeyEnv, m.SecretKey)
-	s, err := object.Open("s3", m.URL("envvol"), object.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Create(context.Background()); err != nil {
-		t.Fatalf("Create with credentials from the environment: %v", err)
+	for _, c := range []struct {
+		bucket         string
+		own, common    [2]string // access and secret key
+		wantRefusedFor string
+	}{
+		{"envvol", [2]string{m.AccessKey, m.SecretKey}, [2]string{}, ""},
+		{"commonenv", [2]string{}, [2]string{m.AccessKey, m.SecretKey}, ""},
+		{"commonwrong", [2]string{}, [2]string{m.AccessKey, "wrong-secret"}, "access denied"},
+	} {
+		t.Setenv(object.AccessKeyEnv, c.own[0])
+		t.Setenv(object.SecretKeyEnv, c.own[1])
+		t.Setenv(object.CommonAccessKeyEnv, c.common[0])
+		t.Setenv(object.CommonSecretKeyEnv, c.common[1])
+		s, err := object.Open("s3", m.URL(c.bucket), object.Options{Retries: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.Create(context.Background())
+		switch {
+		case c.wantRefusedFor == "" && err != nil:
+			t.Errorf("%s: Create with credentials from the environment: %v", c.bucket, err)
+		case c.wantRefusedFor != "" && (err == nil || !strings.Contains(strings.ToLower(err.Error()), c.wantRefusedFor)):
+			t.Errorf("%s: Create with a wrong secret in $%s: %v, want %q", c.bucket, object.CommonSecretKeyEnv, err, c.wantRefusedFor)
+		}
 	}
 }
 

@@ -95,6 +95,8 @@ func TestCLIBadInput(t *testing.T) {
 		{[]string{"status", metaURL, "--frobnicate"}, []string{"unknown flag", "--frobnicate"}},
 		{[]string{"mount", metaURL, dir, "--cache-size", "lots"}, []string{"--cache-size", "lots"}},
 		{[]string{"mount", metaURL, dir, "--attr-cache", "soon"}, []string{"--attr-cache", "soon"}},
+		{[]string{"mount", metaURL, dir, "-o", "allow_other,frobnicate"}, []string{"unknown -o option", "frobnicate"}},
+		{[]string{"mount", metaURL, dir, "-d", "-o", "cache-size=10G"}, []string{"unknown -o option", "cache-size=10G", "--cache-size"}},
 		{[]string{"mount", metaURL, dir, "--cache-size", "102400"}, []string{"--cache-size 102400", "100 KiB", "unit"}},
 		{[]string{"mount", metaURL, dir, "--buffer-size", "300"}, []string{"--buffer-size 300", "unit"}},
 		{[]string{"format", metaURL, "vol-a", "--bucket", dir, "--capacity", "100"}, []string{"--capacity 100", "unit"}},

@@ -26,10 +26,11 @@ func mountOptions(args []string) []string {
 }
 
 // TestMountFromFstab mounts a volume the way a boot does: a line of type
-// cairn in an fstab, mount(8) and its helper /sbin/mount.cairn (cairn
-// under that name). It runs in a private mount namespace, where /sbin is
-// a scratch directory holding the helper and the fstab is a scratch file:
-// the machine's own are not touched. Then 'mount -t cairn -o ro' mounts
+// cairn in an fstab, mount(8) and its helper /sbin/mount.cairn, which
+// 'cairn install' puts there (a symlink to the cairn it installs). It runs
+// in a private mount namespace, where /sbin is a scratch directory and the
+// fstab is a scratch file: the machine's own are not touched, and cairn
+// is installed into a scratch bin directory. Then 'mount -t cairn -o ro' mounts
 // it read-only, and an unknown option is refused in one line.
 func TestMountFromFstab(t *testing.T) {
 	needMount(t)
@@ -60,7 +61,7 @@ func TestMountFromFstab(t *testing.T) {
 	script := `set -u
 trap '"$CAIRN" umount --force "$DIR" >/dev/null 2>&1' EXIT
 mount -t tmpfs cairn-helper "$SBIN" || exit 1
-ln -s "$CAIRN" "$SBIN/mount.cairn" || exit 1
+"$CAIRN" install --bin-dir "$BIN" || exit 1
 mount --fstab "$FSTAB" "$DIR" || { echo "fstab mount failed"; cat "$LOG"; exit 1; }
 grep " $DIR " /proc/self/mountinfo
 echo hello > "$DIR/from-fstab" && echo "wrote: $(cat "$DIR/from-fstab")"
@@ -72,14 +73,15 @@ touch "$DIR/other" 2>/dev/null || echo "touch refused"
 mount -t cairn -o frobnicate "$META" "$DIR" 2>&1; echo "unknown option: exit $?"
 `
 	cmd := exec.Command(unshare, "-m", "--propagation", "private", "sh", "-c", script)
-	cmd.Env = append(os.Environ(), "CAIRN="+cairnBin, "SBIN="+sbin, "FSTAB="+fstab, "DIR="+v.dir,
+	cmd.Env = append(os.Environ(), "CAIRN="+cairnBin, "SBIN="+sbin, "BIN="+filepath.Join(work, "bin"), "FSTAB="+fstab, "DIR="+v.dir,
 		"META="+v.meta, "RO="+strings.Join(roOptions, ","), "LOG="+filepath.Join(work, "mount.log"))
 	outBytes, err := cmd.CombinedOutput()
 	out := string(outBytes)
 	if err != nil {
 		t.Fatalf("the script in a private namespace failed: %v\n%s", err, out)
 	}
-	for _, want := range []string{"fuse.cairn cairn:" + v.name, "nosuid", "wrote: hello", "read: hello", "touch refused",
+	installed := fmt.Sprintf("installed %s and %s -> %s", filepath.Join(work, "bin", "cairn"), "/sbin/mount.cairn", filepath.Join(work, "bin", "cairn"))
+	for _, want := range []string{installed, "fuse.cairn cairn:" + v.name, "nosuid", "wrote: hello", "read: hello", "touch refused",
 		`mount.cairn: bad mount option "frobnicate"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the script's output lacks %q:\n%s", want, out)

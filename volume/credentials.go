@@ -2,7 +2,6 @@ package volume
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"cairn/object"
@@ -18,11 +17,12 @@ func checkCredentials(storage string, opts object.Options) error {
 		return nil
 	}
 	var missing []string
-	if opts.AccessKey == "" && os.Getenv(object.AccessKeyEnv) == "" {
-		missing = append(missing, "an access key (--access-key, $"+object.AccessKeyEnv+" or $ACCESS_KEY)")
+	accessKey, secretKey := opts.Credentials()
+	if accessKey == "" {
+		missing = append(missing, "an access key (--access-key, $"+object.AccessKeyEnv+" or $"+object.CommonAccessKeyEnv+")")
 	}
-	if opts.SecretKey == "" && os.Getenv(object.SecretKeyEnv) == "" {
-		missing = append(missing, "a secret key ($"+object.SecretKeyEnv+", $SECRET_KEY or --secret-key)")
+	if secretKey == "" {
+		missing = append(missing, "a secret key ($"+object.SecretKeyEnv+", $"+object.CommonSecretKeyEnv+" or --secret-key)")
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("S3 storage needs %s; credentials are not stored in the volume", strings.Join(missing, " and "))

@@ -15,8 +15,8 @@ import (
 // layer's configuration; fields Open must decide itself are noted.
 type Options struct {
 	// Store configures the object store: S3 credentials (empty ones are
-	// read from object.AccessKeyEnv and object.SecretKeyEnv; they are never
-	// stored in the volume), timeouts and retries. Open sets DeferSync.
+	// read from the environment, see object.Options.Credentials; they are
+	// never stored in the volume), timeouts and retries. Open sets DeferSync.
 	Store object.Options
 	// CacheDir is this machine's directory of local block caches: each
 	// volume gets a directory of its own in it, named by its UUID, for its

@@ -14,11 +14,11 @@ package floor
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"cairn/bench/fsbench"
+	"cairn/bench/phase"
 )
 
 // Config is what to run.
@@ -68,8 +68,9 @@ type Result struct {
 }
 
 // Run measures cfg.Path, which must be on a cairn mount, in a fresh
-// directory it removes at the end. progress gets a line per step.
-func Run(ctx context.Context, cfg Config, progress io.Writer) (*Result, error) {
+// directory it removes at the end. progress learns of each operation's
+// phase as it runs and gets a line per step.
+func Run(ctx context.Context, cfg Config, progress phase.Reporter) (*Result, error) {
 	if cfg.Ops < 1 || len(cfg.Tasks) == 0 {
 		return nil, fmt.Errorf("the floor benchmark needs at least 1 operation and 1 pass")
 	}
@@ -98,7 +99,7 @@ func Run(ctx context.Context, cfg Config, progress io.Writer) (*Result, error) {
 		return nil, err
 	}
 	defer prober.close()
-	fmt.Fprintf(progress, "floor of %s, operations through %s\n", s.MetaURL, m.Point)
+	progress.Note(fmt.Sprintf("floor of %s, operations through %s", s.MetaURL, m.Point))
 
 	dir, err := os.MkdirTemp(abs, "cairn-floor-")
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"cairn/bench/fsbench"
+	"cairn/bench/phase"
 )
 
 // op is one kind of operation, made on item i of a task's directory.
@@ -72,7 +72,7 @@ var ops = []op{
 type runner struct {
 	cfg      Config
 	mount    *fsbench.Mount
-	progress io.Writer
+	progress phase.Reporter
 	prober   *prober
 	// statsCost is what one reading of .stats costs the mount itself.
 	statsCost delta
@@ -114,18 +114,20 @@ func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error)
 	if err != nil {
 		return p, err
 	}
-	fmt.Fprintf(r.progress, "%d task(s): floor write %.0f µs, read %.0f µs\n", tasks, before.WriteUs, before.ReadUs)
+	r.progress.Note(fmt.Sprintf("%d task(s): floor write %.0f µs, read %.0f µs", tasks, before.WriteUs, before.ReadUs))
 	for _, o := range ops {
 		n := o.items(r.cfg.Ops)
 		s0, err := r.stats()
 		if err != nil {
 			return p, err
 		}
+		progress := r.progress.Start(o.name, int64(n*tasks), "operations")
 		d, err := fsbench.Parallel(tasks, func(t int) error {
 			for i := 0; i < n; i++ {
 				if err := o.run(dirs[t], i); err != nil {
 					return err
 				}
+				progress.Add(1)
 			}
 			return nil
 		})
@@ -144,7 +146,7 @@ func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error)
 			row.Requests[k] = v / count
 		}
 		p.Rows = append(p.Rows, row)
-		fmt.Fprintf(r.progress, "  %-15s %9.1f µs  %5.2f rtt\n", o.name, row.Us, row.RoundTrips)
+		progress.End(fmt.Sprintf("  %-15s %9.1f µs  %5.2f rtt", o.name, row.Us, row.RoundTrips))
 	}
 	after, err := r.prober.measure(ctx, tasks, r.cfg.Ops)
 	if err != nil {

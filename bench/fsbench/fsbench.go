@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"cairn/bench/phase"
 )
 
 // Config is what to run.
@@ -59,8 +61,9 @@ type Result struct {
 }
 
 // Run runs every phase in a fresh directory under cfg.Path, which it
-// removes at the end. progress gets a line per phase.
-func Run(cfg Config, progress io.Writer) (*Result, error) {
+// removes at the end. progress learns of each phase as it runs and gets
+// its result line.
+func Run(cfg Config, progress phase.Reporter) (*Result, error) {
 	if cfg.Threads < 1 || cfg.BlockSize < 1 || cfg.BigFileSize < 0 || cfg.SmallFileSize < 0 || cfg.SmallFiles < 0 {
 		return nil, fmt.Errorf("threads and block size must be at least 1, sizes and counts not negative")
 	}
@@ -94,7 +97,7 @@ func Run(cfg Config, progress io.Writer) (*Result, error) {
 		}
 		note := fmt.Sprintf("%s is not on a cairn mount but on %s: these are that file system's figures", cfg.Path, on)
 		res.Notes = append(res.Notes, note)
-		fmt.Fprintf(progress, "note: %s\n", note)
+		progress.Note("note: " + note)
 	}
 	if cfg.BigFileSize > 0 {
 		if err := b.bigFiles(); err != nil {
@@ -114,7 +117,7 @@ type runner struct {
 	cfg      Config
 	dir      string
 	res      *Result
-	progress io.Writer
+	progress phase.Reporter
 	buf      []byte
 }
 
@@ -127,17 +130,20 @@ func (b *runner) small(t, i int) string {
 func (b *runner) bigFiles() error {
 	n := float64(b.cfg.Threads)
 	mib := float64(b.cfg.BigFileSize) * n / (1 << 20)
-	d, err := b.parallel(func(t int) error { return writeFile(b.big(t), b.cfg.BigFileSize, b.cfg.BlockSize) })
+	bytes := b.cfg.BigFileSize * int64(b.cfg.Threads)
+	p := b.progress.Start("Write big file", bytes, "bytes")
+	d, err := b.parallel(func(t int) error { return writeFile(b.big(t), b.cfg.BigFileSize, b.cfg.BlockSize, p.Add) })
 	if err != nil {
 		return fmt.Errorf("write big file: %w", err)
 	}
-	b.add(Phase{Name: "Write big file", Value: mib / d, Unit: "MiB/s", Cost: d, CostPer: "s/file", Seconds: d})
+	b.add(p, Phase{Name: "Write big file", Value: mib / d, Unit: "MiB/s", Cost: d, CostPer: "s/file", Seconds: d})
 	b.dropCaches()
-	d, err = b.parallel(func(t int) error { return readFile(b.big(t), b.cfg.BlockSize) })
+	p = b.progress.Start("Read big file", bytes, "bytes")
+	d, err = b.parallel(func(t int) error { return readFile(b.big(t), b.cfg.BlockSize, p.Add) })
 	if err != nil {
 		return fmt.Errorf("read big file: %w", err)
 	}
-	b.add(Phase{Name: "Read big file", Value: mib / d, Unit: "MiB/s", Cost: d, CostPer: "s/file", Seconds: d})
+	b.add(p, Phase{Name: "Read big file", Value: mib / d, Unit: "MiB/s", Cost: d, CostPer: "s/file", Seconds: d})
 	b.dropCaches()
 	return nil
 }
@@ -149,39 +155,43 @@ func (b *runner) smallFiles() error {
 		}
 	}
 	files := float64(b.cfg.Threads * b.cfg.SmallFiles)
-	each := func(f func(path string) error) func(t int) error {
+	each := func(p phase.Phase, f func(path string) error) func(t int) error {
 		return func(t int) error {
 			for i := 0; i < b.cfg.SmallFiles; i++ {
 				if err := f(b.small(t, i)); err != nil {
 					return err
 				}
+				p.Add(1)
 			}
 			return nil
 		}
 	}
 	// Cost is per file and thread: the time one file takes one thread.
-	phase := func(name string, f func(string) error) error {
-		d, err := b.parallel(each(f))
+	run := func(name string, f func(string) error) error {
+		p := b.progress.Start(name, int64(files), "files")
+		d, err := b.parallel(each(p, f))
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		b.add(Phase{Name: name, Value: files / d, Unit: "files/s", Cost: d * 1000 / float64(b.cfg.SmallFiles), CostPer: "ms/file", Seconds: d})
+		b.add(p, Phase{Name: name, Value: files / d, Unit: "files/s", Cost: d * 1000 / float64(b.cfg.SmallFiles), CostPer: "ms/file", Seconds: d})
 		return nil
 	}
-	if err := phase("Write small file", func(p string) error { return writeFile(p, b.cfg.SmallFileSize, b.cfg.BlockSize) }); err != nil {
+	ignore := func(int64) {}
+	if err := run("Write small file", func(p string) error { return writeFile(p, b.cfg.SmallFileSize, b.cfg.BlockSize, ignore) }); err != nil {
 		return err
 	}
 	b.dropCaches()
-	if err := phase("Read small file", func(p string) error { return readFile(p, b.cfg.BlockSize) }); err != nil {
+	if err := run("Read small file", func(p string) error { return readFile(p, b.cfg.BlockSize, ignore) }); err != nil {
 		return err
 	}
 	b.dropCaches()
-	return phase("Stat file", func(p string) error { _, err := os.Stat(p); return err })
+	return run("Stat file", func(p string) error { _, err := os.Stat(p); return err })
 }
 
-func (b *runner) add(p Phase) {
+// add records the result of a phase and ends its progress with it.
+func (b *runner) add(progress phase.Phase, p Phase) {
 	b.res.Phases = append(b.res.Phases, p)
-	fmt.Fprintf(b.progress, "  %-17s %10.2f %-8s %8.3f %s\n", p.Name, p.Value, p.Unit, p.Cost, p.CostPer)
+	progress.End(fmt.Sprintf("  %-17s %10.2f %-8s %8.3f %s", p.Name, p.Value, p.Unit, p.Cost, p.CostPer))
 }
 
 // parallel runs f for every thread at once and returns the wall time in
@@ -229,7 +239,9 @@ func (b *runner) dropCaches() {
 	}
 }
 
-func writeFile(path string, size int64, block int) (err error) {
+// writeFile writes size bytes to path, block bytes a call, telling done
+// of each call's bytes.
+func writeFile(path string, size int64, block int, done func(int64)) (err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0644)
 	if err != nil {
 		return err
@@ -246,12 +258,15 @@ func writeFile(path string, size int64, block int) (err error) {
 		if _, err := f.Write(buf[:n]); err != nil {
 			return err
 		}
+		done(n)
 		left -= n
 	}
 	return f.Sync()
 }
 
-func readFile(path string, block int) error {
+// readFile reads path to its end, block bytes a call, telling done of
+// each call's bytes.
+func readFile(path string, block int, done func(int64)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -259,7 +274,8 @@ func readFile(path string, block int) error {
 	defer f.Close()
 	buf := make([]byte, block)
 	for {
-		_, err := f.Read(buf)
+		n, err := f.Read(buf)
+		done(int64(n))
 		if err == io.EOF {
 			return nil
 		}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"cairn/bench/phase"
 )
 
 // TestLocalDirectory runs every phase, small, on a local directory: the
@@ -14,13 +16,25 @@ import (
 func TestLocalDirectory(t *testing.T) {
 	dir := t.TempDir()
 	cfg := Config{Path: dir, Threads: 2, BigFileSize: 3<<20 + 5, BlockSize: 1 << 20, SmallFileSize: 10 << 10, SmallFiles: 4, DropCaches: false}
-	var progress bytes.Buffer
+	var progress phase.Counter
 	res, err := Run(cfg, &progress)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "not on a cairn mount") || !strings.Contains(progress.String(), res.Notes[0]) {
-		t.Errorf("notes %q, progress %q: want one saying the directory is not on a cairn mount", res.Notes, progress.String())
+	lines := strings.Join(progress.Lines, "\n")
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "not on a cairn mount") || !strings.Contains(lines, res.Notes[0]) {
+		t.Errorf("notes %q, progress %q: want one saying the directory is not on a cairn mount", res.Notes, lines)
+	}
+	// Each phase's progress counts to the total it announced.
+	big, files := 2*cfg.BigFileSize, int64(2*cfg.SmallFiles)
+	want := map[string]int64{"Write big file": big, "Read big file": big, "Write small file": files, "Read small file": files, "Stat file": files}
+	for name, total := range want {
+		if progress.Totals[name] != total || progress.Done[name] != total {
+			t.Errorf("progress of %s: %d of %d done, want %d of %d", name, progress.Done[name], progress.Totals[name], total, total)
+		}
+		if !strings.Contains(lines, "  "+name+" ") {
+			t.Errorf("no result line for %s:\n%s", name, lines)
+		}
 	}
 	var names []string
 	for _, p := range res.Phases {
@@ -68,7 +82,7 @@ func TestLocalDirectory(t *testing.T) {
 
 func TestWrittenBytes(t *testing.T) {
 	p := t.TempDir() + "/f"
-	if err := writeFile(p, 2<<20+3, 1<<20); err != nil {
+	if err := writeFile(p, 2<<20+3, 1<<20, func(int64) {}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(p)

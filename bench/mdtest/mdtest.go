@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"cairn/bench"
+	"cairn/bench/phase"
 	"cairn/meta"
 )
 
@@ -87,8 +88,9 @@ type Result struct {
 }
 
 // Run builds, stats and removes the trees under path (made if missing) on
-// v, cfg.Iterations times, writing a line per phase to progress.
-func Run(ctx context.Context, v *bench.Volume, path string, cfg Config, progress io.Writer) (*Result, error) {
+// v, cfg.Iterations times; progress learns of each phase as it runs and
+// gets its result line.
+func Run(ctx context.Context, v *bench.Volume, path string, cfg Config, progress phase.Reporter) (*Result, error) {
 	if cfg.Dirs < 0 || cfg.Depth < 0 || cfg.Items < 0 || cfg.Threads < 1 || cfg.Iterations < 1 {
 		return nil, fmt.Errorf("--dirs, --depth and --files must not be negative; --threads and --iterations at least 1")
 	}
@@ -101,7 +103,7 @@ func Run(ctx context.Context, v *bench.Volume, path string, cfg Config, progress
 	}
 	res := &Result{Config: cfg, Path: path, Engine: v.URL}
 	for it := 0; it < cfg.Iterations; it++ {
-		fmt.Fprintf(progress, "iteration %d of %d\n", it+1, cfg.Iterations)
+		progress.Note(fmt.Sprintf("iteration %d of %d", it+1, cfg.Iterations))
 		rates, err := iteration(ctx, v, top, cfg, progress)
 		if err != nil {
 			return nil, err
@@ -152,9 +154,11 @@ type worker struct {
 	ids   *bench.IDs
 	id    int
 	nodes []node // breadth first: parents before children
+	// done counts the items of the phase running.
+	done phase.Phase
 }
 
-func iteration(ctx context.Context, v *bench.Volume, top meta.Ino, cfg Config, progress io.Writer) (map[string]Rate, error) {
+func iteration(ctx context.Context, v *bench.Volume, top meta.Ino, cfg Config, progress phase.Reporter) (map[string]Rate, error) {
 	ws := make([]*worker, cfg.Threads)
 	for t := range ws {
 		ws[t] = &worker{v: v, ids: bench.NewIDs(v.Engine), id: t}
@@ -177,13 +181,17 @@ func iteration(ctx context.Context, v *bench.Volume, top meta.Ino, cfg Config, p
 		{"Tree removal", cfg.Threads * cfg.Nodes(), func(w *worker) error { return w.removeTree(ctx) }},
 	}
 	for _, s := range steps {
+		p := progress.Start(s.phase, int64(s.items), "items")
+		for _, w := range ws {
+			w.done = p
+		}
 		start := time.Now()
 		if err := parallel(ws, s.run); err != nil {
 			return nil, fmt.Errorf("%s: %w", strings.ToLower(s.phase), err)
 		}
 		r := Rate{Items: s.items, Seconds: time.Since(start).Seconds()}
 		rates[s.phase] = r
-		fmt.Fprintf(progress, "  %-20s %8d items %12.3f /s\n", s.phase, r.Items, r.PerSecond())
+		p.End(fmt.Sprintf("  %-20s %8d items %12.3f /s", s.phase, r.Items, r.PerSecond()))
 	}
 	return rates, nil
 }
@@ -238,6 +246,7 @@ func (w *worker) newNode(ctx context.Context, parent meta.Ino, name string) (nod
 	}
 	n := node{parent: parent, name: name, ino: ino}
 	w.nodes = append(w.nodes, n)
+	w.done.Add(1)
 	return n, nil
 }
 
@@ -247,6 +256,7 @@ func (w *worker) removeTree(ctx context.Context) error {
 		if err := w.v.Engine.Rmdir(ctx, w.v.Cred, n.parent, n.name); err != nil {
 			return fmt.Errorf("remove tree directory %q: %w", n.name, err)
 		}
+		w.done.Add(1)
 	}
 	return nil
 }
@@ -260,6 +270,7 @@ func (w *worker) eachItem(cfg Config, kind string, f func(dir meta.Ino, name str
 			if err := f(n.ino, prefix+strconv.Itoa(i)); err != nil {
 				return err
 			}
+			w.done.Add(1)
 		}
 	}
 	return nil

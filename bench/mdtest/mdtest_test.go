@@ -3,13 +3,13 @@ package mdtest
 import (
 	"bytes"
 	"context"
-	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"cairn/bench"
+	"cairn/bench/phase"
 	"cairn/meta"
 	"cairn/meta/engines"
 )
@@ -51,7 +51,8 @@ func TestRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg := Config{Dirs: 2, Depth: 2, Items: 3, Threads: 2, Iterations: 2}
-			res, err := Run(ctx, v, "/a/b", cfg, io.Discard)
+			var progress phase.Counter
+			res, err := Run(ctx, v, "/a/b", cfg, &progress)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,6 +65,10 @@ func TestRun(t *testing.T) {
 					}
 					if it[p].Items != want || it[p].Seconds <= 0 {
 						t.Errorf("%s: %+v, want %d items", p, it[p], want)
+					}
+					// Progress counted every item, in each iteration.
+					if total, done := progress.Totals[p], progress.Done[p]; total != int64(want) || done != int64(want*cfg.Iterations) {
+						t.Errorf("progress of %s: %d done, total %d; want %d in each of %d iterations", p, done, total, want, cfg.Iterations)
 					}
 				}
 			}

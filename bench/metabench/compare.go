@@ -4,13 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"cairn/bench"
+	"cairn/bench/phase"
 	"cairn/meta/engines"
 )
 
@@ -81,10 +81,11 @@ type Report struct {
 // Compare runs every operation against each target in turn, count times
 // (all operations once, then again, so that a burst of load elsewhere on
 // the machine spoils one run of many operations rather than every run of
-// one), and keeps each operation's median. It writes a line of progress
-// per measurement, and opens every engine before measuring any, so that a
-// wrong URL fails at once and not after an hour.
-func Compare(ctx context.Context, targets []Target, bt Benchtime, count int, progress io.Writer) (rep *Report, err error) {
+// one), and keeps each operation's median. Each run of every operation on
+// an engine is a phase of progress, with a line per measurement. It opens
+// every engine before measuring any, so that a wrong URL fails at once
+// and not after an hour.
+func Compare(ctx context.Context, targets []Target, bt Benchtime, count int, progress phase.Reporter) (rep *Report, err error) {
 	count = max(count, 1)
 	vols := make([]*bench.Volume, 0, len(targets))
 	defer func() {
@@ -103,7 +104,7 @@ func Compare(ctx context.Context, targets []Target, bt Benchtime, count int, pro
 	}
 	rep = &Report{Env: bench.Machine(), Benchtime: bt, Count: count, Ops: Ops()}
 	for i, t := range targets {
-		fmt.Fprintf(progress, "[%d/%d] %s (%s)\n", i+1, len(targets), t.Label, vols[i].URL)
+		progress.Note(fmt.Sprintf("[%d/%d] %s (%s)", i+1, len(targets), t.Label, vols[i].URL))
 		res, err := measureEngine(ctx, t, vols[i], rep.Ops, bt, count, progress)
 		if err != nil {
 			return nil, fmt.Errorf("engine %s: %w", t.Label, err)
@@ -114,7 +115,7 @@ func Compare(ctx context.Context, targets []Target, bt Benchtime, count int, pro
 	return rep, nil
 }
 
-func measureEngine(ctx context.Context, t Target, v *bench.Volume, ops []Op, bt Benchtime, count int, progress io.Writer) (EngineResult, error) {
+func measureEngine(ctx context.Context, t Target, v *bench.Volume, ops []Op, bt Benchtime, count int, progress phase.Reporter) (EngineResult, error) {
 	res := EngineResult{Label: t.Label, URL: v.URL, Engine: v.Engine.Name(), Samples: map[string]Sample{}}
 	res.Version = bench.EngineVersion(v.Engine.Name())
 	res.Durable = bench.Durability(v.Engine.Name(), t.URL)
@@ -129,9 +130,12 @@ func measureEngine(ctx context.Context, t Target, v *bench.Volume, ops []Op, bt 
 	}
 	runs := map[string][]Sample{}
 	for c := 1; c <= count; c++ {
+		name := t.Label
 		if count > 1 {
-			fmt.Fprintf(progress, "  run %d of %d\n", c, count)
+			progress.Note(fmt.Sprintf("  run %d of %d", c, count))
+			name = fmt.Sprintf("%s, run %d of %d", t.Label, c, count)
 		}
+		done := progress.Start(name, int64(len(ops)), "operations")
 		for _, op := range ops {
 			start := time.Now()
 			s, err := r.Measure(ctx, op, bt)
@@ -139,9 +143,11 @@ func measureEngine(ctx context.Context, t Target, v *bench.Volume, ops []Op, bt 
 				return res, err
 			}
 			runs[op.Name] = append(runs[op.Name], s)
-			fmt.Fprintf(progress, "  %-13s %12s µs/op %8.2f rtt/op  n=%-8d (%.1fs)\n",
-				op.Name, Micros(s.NsPerOp()), s.RTTPerOp(), s.N, time.Since(start).Seconds())
+			progress.Note(fmt.Sprintf("  %-13s %12s µs/op %8.2f rtt/op  n=%-8d (%.1fs)",
+				op.Name, Micros(s.NsPerOp()), s.RTTPerOp(), s.N, time.Since(start).Seconds()))
+			done.Add(1)
 		}
+		done.End("")
 	}
 	for name, ss := range runs {
 		res.Samples[name] = Median(ss)

@@ -77,7 +77,9 @@ func runBenchEngines(metas stringList, report string, asJSON bool, benchtime str
 	if count < 1 {
 		return fmt.Errorf("--count must be at least 1")
 	}
-	rep, err := metabench.Compare(context.Background(), targets, bt, count, progressLines())
+	progress, done := benchProgress()
+	rep, err := metabench.Compare(context.Background(), targets, bt, count, progress)
+	done()
 	if err != nil {
 		return err
 	}
@@ -86,7 +88,7 @@ func runBenchEngines(metas stringList, report string, asJSON bool, benchtime str
 		if err := rep.WriteFiles(report); err != nil {
 			return err
 		}
-		fmt.Fprintf(os.Stderr, "report written to %s\n", report)
+		inform(os.Stderr, "report written to %s", report)
 	}
 	if asJSON {
 		return rep.WriteJSON(os.Stdout)
@@ -145,7 +147,9 @@ func runBenchPath(fs *pflag.FlagSet, f benchFlags, path string) error {
 	}
 	cfg := fsbench.Config{Path: path, Threads: threads, BigFileSize: int64(big), BlockSize: int(block),
 		SmallFileSize: int64(small), SmallFiles: f.smallFiles, DropCaches: f.drop}
-	res, err := fsbench.Run(cfg, progressLines())
+	progress, done := benchProgress()
+	res, err := fsbench.Run(cfg, progress)
+	done()
 	if err != nil {
 		return err
 	}
@@ -180,7 +184,9 @@ func runBenchFloor(path string, tasks, opsPerTask int, asJSON bool) error {
 	if tasks > 1 {
 		cfg.Tasks = append(cfg.Tasks, tasks)
 	}
-	res, err := floor.Run(context.Background(), cfg, progressLines())
+	progress, done := benchProgress()
+	res, err := floor.Run(context.Background(), cfg, progress)
+	done()
 	if err != nil {
 		return err
 	}

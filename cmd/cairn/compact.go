@@ -75,8 +75,8 @@ func compactCommand() *cobra.Command {
 
 // printCompacted says what a compaction did.
 func printCompacted(st vfs.CompactStats) {
-	fmt.Fprintf(os.Stdout, "compacted %d files: %d chunks merged, %d slices into %d\n", st.Files, st.Chunks, st.Slices, st.Chunks)
+	inform(os.Stdout, "compacted %d files: %d chunks merged, %d slices into %d", st.Files, st.Chunks, st.Slices, st.Chunks)
 	if st.Changed > 0 {
-		fmt.Fprintf(os.Stdout, "%d chunks were written to meanwhile and are left as they are\n", st.Changed)
+		inform(os.Stdout, "%d chunks were written to meanwhile and are left as they are", st.Changed)
 	}
 }

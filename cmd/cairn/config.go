@@ -68,13 +68,13 @@ func configCommand() *cobra.Command {
 			return err
 		}
 		if nf == old {
-			fmt.Fprintf(os.Stdout, "volume %q (uuid %s) unchanged\n", old.Name, old.UUID)
+			inform(os.Stdout, "volume %q (uuid %s) unchanged", old.Name, old.UUID)
 			return nil
 		}
 		if err := vol.Engine.Init(ctx, nf, true); err != nil {
 			return fmt.Errorf("change the settings of volume %q at %s: %w", old.Name, vol.URL, err)
 		}
-		fmt.Fprintf(os.Stdout, "updated volume %q (uuid %s) at %s: %s\n", nf.Name, nf.UUID, vol.URL, describeChanges(old, nf))
+		inform(os.Stdout, "updated volume %q (uuid %s) at %s: %s", nf.Name, nf.UUID, vol.URL, describeChanges(old, nf))
 		if nf.TrashDays < old.TrashDays {
 			return purgeTrashNow(ctx, vol)
 		}

@@ -62,7 +62,7 @@ func destroyCommand() *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("%w (%d objects deleted so far; run destroy again to finish)", err, done.Objects)
 		}
-		fmt.Fprintf(os.Stdout, "destroyed volume %q (uuid %s): %d objects (%s) and its metadata at %s\n",
+		inform(os.Stdout, "destroyed volume %q (uuid %s): %d objects (%s) and its metadata at %s",
 			f.Name, f.UUID, done.Objects, humanBytes(uint64(done.Bytes)), vol.URL)
 		return nil
 	}

@@ -127,13 +127,13 @@ func formatCommand() *cobra.Command {
 			return fmt.Errorf("format volume %q at %s: %w", name, engines.Redact(metaURL), err)
 		}
 		if nf.Storage == "mem" {
-			fmt.Fprintln(os.Stderr, "warning: --storage mem keeps blocks in the memory of each mount; they are lost at unmount (use it for tests only)")
+			warn(os.Stderr, "warning: --storage mem keeps blocks in the memory of each mount; they are lost at unmount (use it for tests only)")
 		}
 		where := nf.Storage
 		if nf.Bucket != "" {
 			where += " " + engines.Redact(nf.Bucket)
 		}
-		fmt.Fprintf(os.Stdout, "formatted volume %q (uuid %s) in %s, blocks in %s, block size %s, compression %s\n",
+		inform(os.Stdout, "formatted volume %q (uuid %s) in %s, blocks in %s, block size %s, compression %s",
 			nf.Name, nf.UUID, engines.Redact(metaURL), where, humanBytes(uint64(nf.BlockSize)), nf.Compression)
 		return nil
 	}

@@ -47,10 +47,9 @@ func maybeUpdateFstab(fs *pflag.FlagSet, f mountFlags, metaURL, mountpoint strin
 	if replaced {
 		verb = "replaced"
 	}
-	fmt.Fprintf(os.Stderr, "cairn mount: %s the line of %s in %s: %s\n", verb, mountpoint, f.fstab, line)
+	inform(os.Stderr, "cairn mount: %s the line of %s in %s: %s", verb, mountpoint, f.fstab, line)
 	if _, err := os.Stat(helperPath); err != nil {
-		self, _ := os.Executable()
-		fmt.Fprintf(os.Stderr, "cairn mount: mount(8) needs %s to mount it from there: ln -s %s %s\n", helperPath, self, helperPath)
+		warn(os.Stderr, "cairn mount: mount(8) needs %s to mount it from there: run 'cairn install' as root", helperPath)
 	}
 	return nil
 }

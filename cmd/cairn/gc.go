@@ -92,7 +92,7 @@ func gcCommand() *cobra.Command {
 		if *del {
 			fmt.Fprintf(out, "deleted %s leaked, and %d dead slices\n", count(res.Deleted), res.DeadRemoved)
 		} else if res.Leaked.Objects > 0 || res.DeadSlices.Objects > 0 {
-			fmt.Fprintf(out, "run again with --delete to remove the leaked objects and empty the dead-slice queue\n")
+			inform(out, "run again with --delete to remove the leaked objects and empty the dead-slice queue")
 		}
 		return nil
 	}

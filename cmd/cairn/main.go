@@ -31,6 +31,7 @@ func subcommands() []*cobra.Command {
 		statusCommand(),
 		mountCommand(),
 		umountCommand(),
+		installCommand(),
 		statsCommand(),
 		profileCommand(),
 		infoCommand(),

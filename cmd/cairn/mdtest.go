@@ -33,7 +33,9 @@ func mdtestCommand() *cobra.Command {
 			return err
 		}
 		defer v.Close()
-		res, err := mdtest.Run(ctx, v, pos[1], cfg, progressLines())
+		progress, done := benchProgress()
+		res, err := mdtest.Run(ctx, v, pos[1], cfg, progress)
+		done()
 		if err != nil {
 			return err
 		}

@@ -245,7 +245,10 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	if err := f.data.check(f.cacheDir); err != nil {
 		return err
 	}
-	opts := fuseOptions(f)
+	opts, err := fuseOptions(f)
+	if err != nil {
+		return err
+	}
 	slog.Debug("mount settings", "cache-dir", f.cacheDir, "cache-size", uint64(f.cacheSize), "buffer-size", uint64(f.bufferSize),
 		"attr-cache", f.attrCache, "entry-cache", f.entryCache, "io-timeout", f.ioTimeout, "writeback", f.data.writeback)
 	host, _ := os.Hostname()
@@ -327,10 +330,10 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	return nil
 }
 
-// fuseOptions are the FUSE mount options the flags stand for. As root the
-// kernel checks permissions (default_permissions) and every user may enter
-// the mount (allow_other).
-func fuseOptions(f mountFlags) fuse.Options {
+// fuseOptions are the FUSE mount options the flags stand for; an unknown
+// -o option is an error. As root the kernel checks permissions
+// (default_permissions) and every user may enter the mount (allow_other).
+func fuseOptions(f mountFlags) (fuse.Options, error) {
 	opts := fuse.Options{ReadOnly: f.readOnly, Debug: f.debug}
 	for _, o := range f.options {
 		for _, opt := range strings.Split(o, ",") {
@@ -345,6 +348,9 @@ func fuseOptions(f mountFlags) fuse.Options {
 			case "ro":
 				opts.ReadOnly = true
 			default:
+				if err := checkKernelOption(opt); err != nil {
+					return opts, err
+				}
 				opts.Extra = append(opts.Extra, opt)
 			}
 		}
@@ -352,5 +358,5 @@ func fuseOptions(f mountFlags) fuse.Options {
 	if os.Geteuid() == 0 {
 		opts.AllowOther, opts.DefaultPermissions = true, true
 	}
-	return opts
+	return opts, nil
 }

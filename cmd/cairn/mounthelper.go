@@ -26,12 +26,6 @@ var mountOnlyOptions = map[string]bool{
 	"user": true, "nouser": true, "users": true, "owner": true, "group": true, "rw": true,
 }
 
-// kernelOptions go to the kernel as cairn mount's -o does.
-var kernelOptions = map[string]bool{
-	"allow_other": true, "default_permissions": true, "writeback_cache": true,
-	"nosuid": true, "suid": true, "nodev": true, "dev": true, "noexec": true, "exec": true,
-}
-
 // runMountHelper is cairn run as mount.cairn. mount(8) calls it as
 //
 //	mount.cairn SPEC DIR [-sfnv] [-N NAMESPACE] [-o OPTIONS] [-t TYPE]

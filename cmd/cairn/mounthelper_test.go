@@ -17,6 +17,7 @@ func TestMountHelperArgs(t *testing.T) {
 			"mount redis://h/1 /mnt/v -d --cache-size=10G --attr-cache=2s -o allow_other", false},
 		{"read-only, a flag alone, kernel options", []string{"sqlite3:///v.db", "/mnt", "-o", "ro,writeback,nosuid,nodev", "-t", "cairn"},
 			"mount sqlite3:///v.db /mnt -d --read-only --writeback -o nosuid,nodev", false},
+		{"atime options", []string{"sqlite3:///v.db", "/mnt", "-o", "noatime,_netdev"}, "mount sqlite3:///v.db /mnt -d -o noatime", false},
 		{"mount's own flags", []string{"-sfnv", "sqlite3:///v.db", "/mnt"}, "mount sqlite3:///v.db /mnt -d", true},
 		{"a sub-directory", []string{"sqlite3:///v.db", "/mnt", "-o", "subdir=/projects/a"}, "mount sqlite3:///v.db /mnt -d --subdir=/projects/a", false},
 		{"no options", []string{"sqlite3:///v.db", "/mnt", "-o", "defaults"}, "mount sqlite3:///v.db /mnt -d", false},

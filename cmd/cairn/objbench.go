@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"cairn/bench/phase"
 	"cairn/object"
 
 	"github.com/spf13/cobra"
@@ -50,6 +51,8 @@ func objbenchCommand() *cobra.Command {
 			return err
 		}
 		prefix := fmt.Sprintf("cairn-objbench-%d/", time.Now().UnixNano())
+		progress, done := benchProgress()
+		defer done()
 		fmt.Printf("object store %s, %d threads\n", store, *threads)
 		fmt.Printf("%-22s %12s %12s %10s %10s\n", "operation", "objects/s", "MiB/s", "p50 ms", "p99 ms")
 		defer objCleanup(ctx, store, prefix)
@@ -67,7 +70,9 @@ func objbenchCommand() *cobra.Command {
 				{"delete", func(i int) error { return store.Delete(ctx, key(i)) }},
 			}
 			for _, op := range ops {
-				r, err := objMeasure(*count, *threads, op.f)
+				p := progress.Start(op.name+" "+objSize(sz), int64(*count), "objects")
+				r, err := objMeasure(p, *count, *threads, op.f)
+				p.End("")
 				if err != nil {
 					return fmt.Errorf("%s of %s objects: %w", op.name, objSize(sz), err)
 				}
@@ -79,17 +84,21 @@ func objbenchCommand() *cobra.Command {
 			}
 		}
 		// List: put a page worth of empty objects and list them.
+		puts := progress.Start("put objects to list", 1000, "objects")
 		for i := 0; i < 1000; i += 100 {
-			if _, err := objMeasure(100, *threads, func(j int) error {
+			if _, err := objMeasure(puts, 100, *threads, func(j int) error {
 				return store.Put(ctx, fmt.Sprintf("%slist/%06d", prefix, i+j), nil)
 			}); err != nil {
 				return fmt.Errorf("put objects to list: %w", err)
 			}
 		}
-		r, err := objMeasure(10, 1, func(int) error {
+		puts.End("")
+		lists := progress.Start("list 1000 keys", 10, "lists")
+		r, err := objMeasure(lists, 10, 1, func(int) error {
 			_, err := store.List(ctx, prefix+"list/", "", 1000)
 			return err
 		})
+		lists.End("")
 		if err != nil {
 			return fmt.Errorf("list: %w", err)
 		}
@@ -104,9 +113,9 @@ type objResult struct {
 	p50, p99 time.Duration
 }
 
-// measure runs f(0..n-1) on threads goroutines and reports the rate and
-// latency percentiles.
-func objMeasure(n, threads int, f func(i int) error) (objResult, error) {
+// objMeasure runs f(0..n-1) on threads goroutines, counting each call in
+// progress, and reports the rate and latency percentiles.
+func objMeasure(progress phase.Phase, n, threads int, f func(i int) error) (objResult, error) {
 	lat := make([]time.Duration, n)
 	var firstErr error
 	var mu sync.Mutex
@@ -131,6 +140,7 @@ func objMeasure(n, threads int, f func(i int) error) (objResult, error) {
 					mu.Unlock()
 				}
 				lat[i] = time.Since(s)
+				progress.Add(1)
 			}
 		}()
 	}
@@ -148,7 +158,7 @@ func objCleanup(ctx context.Context, store object.Store, prefix string) {
 		l, err := store.List(ctx, prefix, "", 1000)
 		if err != nil || len(l) == 0 {
 			if err != nil {
-				fmt.Fprintf(os.Stderr, "cairn objbench: could not remove the test objects under %s: %v\n", prefix, err)
+				warn(os.Stderr, "cairn objbench: could not remove the test objects under %s: %v", prefix, err)
 			}
 			return
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -17,15 +16,16 @@ func isTerminal(f *os.File) bool {
 }
 
 // showProgress reports whether long commands draw progress: on a terminal
-// only, and not with --quiet.
+// only, and not with --quiet (or a --log-level above info).
 func showProgress() bool {
-	return !logging.quiet && isTerminal(os.Stderr)
+	return informing() && isTerminal(os.Stderr)
 }
 
 // newBar is a progress bar on standard error; max -1 when the total is
-// not known (a spinner). Every bar of cairn looks alike.
-func newBar(max int64, description, unit string) *progressbar.ProgressBar {
-	return progressbar.NewOptions64(max,
+// not known (a spinner). Every bar of cairn looks alike; extra options
+// may only add to that (bytes shown as KiB, MiB, ...).
+func newBar(max int64, description, unit string, extra ...progressbar.Option) *progressbar.ProgressBar {
+	options := []progressbar.Option{
 		progressbar.OptionSetWriter(os.Stderr),
 		progressbar.OptionSetDescription(description),
 		progressbar.OptionShowCount(),
@@ -33,10 +33,11 @@ func newBar(max int64, description, unit string) *progressbar.ProgressBar {
 		progressbar.OptionSetItsString(unit),
 		progressbar.OptionSetPredictTime(true),
 		progressbar.OptionSetElapsedTime(true),
-		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionThrottle(200 * time.Millisecond),
 		progressbar.OptionSpinnerType(14),
 		progressbar.OptionSetWidth(30),
-	)
+	}
+	return progressbar.NewOptions64(max, append(options, extra...)...)
 }
 
 // progress shows how many inodes a long command has done so far, their
@@ -73,14 +74,4 @@ func (p *progress) finish() {
 		p.bar.Exit()
 		fmt.Fprintln(os.Stderr)
 	}
-}
-
-// progressLines is where commands that report progress as lines of text
-// (the benchmarks: one line per phase) write them: stderr, or nowhere with
-// --quiet.
-func progressLines() io.Writer {
-	if logging.quiet {
-		return io.Discard
-	}
-	return os.Stderr
 }

@@ -144,11 +144,11 @@ func restorePlaces(ctx context.Context, client *meta.Client, places []trashPath)
 	var restored, skipped atomic.Int64
 	r.Restored = func(entry string, parent meta.Ino, name string) {
 		restored.Add(1)
-		fmt.Fprintf(os.Stdout, "restored %s as %q in directory inode %d\n", entry, name, parent)
+		inform(os.Stdout, "restored %s as %q in directory inode %d", entry, name, parent)
 	}
 	r.Skipped = func(entry, reason string) {
 		skipped.Add(1)
-		fmt.Fprintf(os.Stdout, "skipped %s: %s\n", entry, reason)
+		warn(os.Stdout, "skipped %s: %s", entry, reason)
 	}
 	bar := startProgress("restored", func() (uint64, uint64) { return uint64(restored.Load()), 0 })
 	var err error

@@ -21,14 +21,14 @@ type storeFlags struct {
 }
 
 func (s *storeFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&s.accessKey, "access-key", "", "S3 access key (default $"+object.AccessKeyEnv+" or $"+accessKeyEnv+"); never stored in the volume")
-	fs.StringVar(&s.secretKey, "secret-key", "", "S3 secret key (default $"+object.SecretKeyEnv+" or $"+secretKeyEnv+", which keep it out of the process list); never stored or printed")
+	fs.StringVar(&s.accessKey, "access-key", "", "S3 access key (default $"+object.AccessKeyEnv+" or $"+object.CommonAccessKeyEnv+"); never stored in the volume")
+	fs.StringVar(&s.secretKey, "secret-key", "", "S3 secret key (default $"+object.SecretKeyEnv+" or $"+object.CommonSecretKeyEnv+", which keep it out of the process list); never stored or printed")
 }
 
 // options are the object.Options the flags stand for; what is empty is
-// read from the environment.
+// read from the environment by package object (object.Options.Credentials).
 func (s *storeFlags) options() object.Options {
-	return object.Options{AccessKey: credential(s.accessKey, object.AccessKeyEnv, accessKeyEnv), SecretKey: credential(s.secretKey, object.SecretKeyEnv, secretKeyEnv)}
+	return object.Options{AccessKey: s.accessKey, SecretKey: s.secretKey}
 }
 
 // checkS3Bucket rejects a bucket URL that carries credentials, which would

@@ -25,7 +25,7 @@ func purgeTrashNow(ctx context.Context, vol *volume.Volume) error {
 		return fmt.Errorf("purge the trash of %s after %d entries: %w", vol.URL, n, err)
 	}
 	if n > 0 {
-		fmt.Fprintf(os.Stdout, "removed %d expired entries from the trash in %.1fs\n", n, time.Since(start).Seconds())
+		inform(os.Stdout, "removed %d expired entries from the trash in %.1fs", n, time.Since(start).Seconds())
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func waitForExit(pid int, mountpoint string, limit time.Duration) error {
 			return fmt.Errorf("%s is unmounted, but its process %d is still finishing after %s (uploads pending?): it keeps going in the background", mountpoint, pid, limit)
 		}
 		if waited > time.Second && !told {
-			fmt.Fprintf(os.Stderr, "cairn umount: waiting for the mount process %d to finish its uploads\n", pid)
+			inform(os.Stderr, "cairn umount: waiting for the mount process %d to finish its uploads", pid)
 			told = true
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -41,7 +41,7 @@ func warmupCommand() *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("warm up: %w (%d files read)", err, done.Files)
 		}
-		fmt.Fprintf(os.Stdout, "warmed %d files (%s)\n", done.Files, humanBytes(uint64(done.Bytes)))
+		inform(os.Stdout, "warmed %d files (%s)", done.Files, humanBytes(uint64(done.Bytes)))
 		return nil
 	}
 	return c
