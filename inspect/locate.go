@@ -23,6 +23,10 @@ type Target struct {
 	MetaURL string
 	Masked  bool // the reported URL had a password
 	Ino     meta.Ino
+	// Control is the address of the mount's control channel (package
+	// control), where commands run inside the mount; empty for a mount of
+	// a release without one.
+	Control string
 }
 
 // PasswordHint is what to add to a failure to connect when the mount's
@@ -51,10 +55,11 @@ func Locate(path string) (Target, error) {
 	}
 	var stats struct {
 		MetaURL string `json:"meta_url"`
+		Control string `json:"control"`
 	}
 	if err := json.Unmarshal(data, &stats); err != nil || stats.MetaURL == "" {
 		return Target{}, fmt.Errorf("the cairn mount at %s does not report its metadata URL: remount it with this release", m.Point)
 	}
 	url := strings.Replace(stats.MetaURL, ":****@", "@", 1)
-	return Target{Path: abs, MountPoint: m.Point, MetaURL: url, Masked: url != stats.MetaURL, Ino: meta.Ino(st.Ino)}, nil
+	return Target{Path: abs, MountPoint: m.Point, MetaURL: url, Masked: url != stats.MetaURL, Ino: meta.Ino(st.Ino), Control: stats.Control}, nil
 }

@@ -21,6 +21,7 @@
 //
 //	{
 //	  "meta_url": the volume's metadata URL, password masked,
+//	  "control":  the address of the mount's control channel (package control),
 //	  "ops":    {"fuse.lookup": {"count":..,"mean_us":..,"p50_us":..,"p99_us":..,"max_us":..}, ...,
 //	             "meta.create": {...}, ...},
 //	  "engine": {"RoundTrips": n, "Retries": n},

@@ -24,6 +24,9 @@ func statsAttr(size int) meta.Attr {
 // Stats is what .stats holds.
 type Stats struct {
 	MetaURL string `json:"meta_url,omitempty"`
+	// Control is the address of the mount's control channel (package
+	// control), where commands given a PATH in the mount send their work.
+	Control string `json:"control,omitempty"`
 	// PID is the process serving the mount: 'cairn umount' waits for it
 	// to finish its uploads and close its session.
 	PID           int                       `json:"pid"`
@@ -45,6 +48,7 @@ func (v *VFS) Snapshot(ctx context.Context) Stats {
 	u, _ := v.client.Usage(ctx)
 	return Stats{
 		MetaURL:       v.cfg.MetaURL,
+		Control:       v.ControlAddress(),
 		PID:           os.Getpid(),
 		Ops:           ops,
 		Engine:        v.client.Engine().Stats(),

@@ -69,7 +69,8 @@ type VFS struct {
 	compacting map[compactKey]bool
 	lockOwners map[meta.Ino]map[uint64]bool // who took byte-range locks here
 	closed     bool
-	invalidate func(meta.Ino) // drops the kernel's cached attributes
+	invalidate func(meta.Ino)         // drops the kernel's cached attributes
+	control    atomic.Pointer[string] // see SetControlAddress
 
 	stop   chan struct{}
 	gcKick chan struct{} // something may have become garbage

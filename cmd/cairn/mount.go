@@ -299,10 +299,13 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
+	ctl := listenControl(v, opts.AllowOther)
+	defer ctl.close()
 	srv, err := fuse.Mount(v, mountpoint, opts)
 	if err != nil {
 		return err
 	}
+	ctl.serve(srv, v)
 	slog.Info("mounted", "volume", vol.Format.Name, "mountpoint", mountpoint, "session", vol.Client.Session(), "metrics", metricsAddr)
 	ready.done(nil)
 	if err := notifySystemd("READY=1"); err != nil {

@@ -1,0 +1,59 @@
+package control
+
+import "encoding/json"
+
+// Version is the protocol's version. A request of another version is
+// refused with one line, so that a command and a mount of different
+// releases never misread each other.
+const Version = 1
+
+// The operations a Request may ask for.
+const (
+	OpRmr     = "rmr"
+	OpRestore = "restore"
+	OpClone   = "clone"
+	OpCompact = "compact"
+	OpInfo    = "info"
+	OpSummary = "summary"
+)
+
+// Request is the one line of JSON a command sends after connecting.
+// Paths are from the mount's root ("/" is the root), with every symbolic
+// link but the last component's resolved by the caller; the mount looks
+// each name up again as the caller, with the caller's search permission.
+type Request struct {
+	Version int    `json:"version"`
+	Op      string `json:"op"`
+	Path    string `json:"path"`
+	// Shown is how the caller named Path, for messages.
+	Shown string `json:"shown,omitempty"`
+	// Target is clone's destination, a new name (from the mount's root);
+	// TargetShown how the caller named it.
+	Target      string `json:"target,omitempty"`
+	TargetShown string `json:"target_shown,omitempty"`
+	Preserve    bool   `json:"preserve,omitempty"` // clone --preserve
+	Threads     int    `json:"threads,omitempty"`  // rmr, summary
+	Top         int    `json:"top,omitempty"`      // summary --top
+}
+
+// Reply is one line of JSON the mount sends back: any number of progress
+// reports and lines, then one with Done set, holding the Result or the
+// Error (one line, for the user).
+type Reply struct {
+	Progress json.RawMessage `json:"progress,omitempty"`
+	Line     string          `json:"line,omitempty"`
+	Done     bool            `json:"done,omitempty"`
+	Result   json.RawMessage `json:"result,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// Count is the progress and the result of rmr and clone: inodes done.
+type Count struct {
+	Inodes int64 `json:"inodes"`
+}
+
+// RestoreResult is what a restore did.
+type RestoreResult struct {
+	Restored int64 `json:"restored"`
+	Skipped  int64 `json:"skipped"`
+}
