@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
+	"cairn/control"
 	"cairn/inspect"
 	"cairn/meta"
 
@@ -28,9 +29,10 @@ func cloneCommand() *cobra.Command {
 	return c
 }
 
-// cloneTree copies SRC to DST through the metadata engine of their mount.
-// The mount shows the copy at once, unless it looked DST's name up within
-// its --entry-cache before.
+// cloneTree copies SRC to DST, in the process of their mount when it has
+// a control channel (the mount shows the copy at once), else through the
+// metadata engine, when the mount shows the copy unless it looked DST's
+// name up within its --entry-cache before.
 func cloneTree(ctx context.Context, srcPath, dstPath string, preserve bool) error {
 	src, err := inspect.Locate(filepath.Clean(srcPath))
 	if err != nil {
@@ -57,6 +59,21 @@ func cloneTree(ctx context.Context, srcPath, dstPath string, preserve bool) erro
 	}
 	if dir.MountPoint != src.MountPoint {
 		return fmt.Errorf("%s is on the mount %s and %s on %s: a clone stays inside one mount", srcPath, src.MountPoint, dstPath, dir.MountPoint)
+	}
+	if src.Control != "" {
+		target, err := inspect.InMount(dstAbs, src.MountPoint)
+		if err != nil {
+			return err
+		}
+		var cloned atomic.Int64
+		bar := startProgress("cloned", func() (uint64, uint64) { return uint64(cloned.Load()), 0 })
+		req := control.Request{Op: control.OpClone, Shown: srcPath, Target: target, TargetShown: dstPath, Preserve: preserve}
+		_, err = callMount(src, req, countInto(&cloned), nil)
+		bar.finish()
+		return err
+	}
+	if err := openBeside(src, "clone"); err != nil {
+		return err
 	}
 	client, vol, err := openClient(ctx, src, "cairn clone")
 	if err != nil {

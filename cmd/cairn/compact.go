@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 
+	"cairn/control"
 	"cairn/inspect"
 	"cairn/vfs"
 	"cairn/volume"
@@ -15,7 +17,7 @@ import (
 func compactCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:     "compact PATH…",
-		Short:   "merge now the slices of every file at or under PATH (inside a cairn mount) into one per chunk",
+		Short:   "merge now the slices of every file at or under PATH (inside a cairn mount) into one per chunk, in the mount's process",
 		Example: "  cairn compact /mnt/vol/logs",
 		Args:    cobra.ArbitraryArgs,
 	}
@@ -34,9 +36,35 @@ func compactCommand() *cobra.Command {
 			}
 		}
 		ctx := context.Background()
-		var total vfs.CompactStats
+		var total compactTotal
 		bar := newStatusLine()
 		for _, t := range targets {
+			if t.Control != "" {
+				if fs.Changed("access-key") || fs.Changed("secret-key") {
+					return fmt.Errorf("%s: compact runs inside the mount, which uses its own storage credentials: drop --access-key and --secret-key", t.Path)
+				}
+				base := total
+				raw, err := callMount(t, control.Request{Op: control.OpCompact, Shown: t.Path}, func(raw json.RawMessage) {
+					var st vfs.CompactStats
+					if json.Unmarshal(raw, &st) == nil {
+						bar.show("compact %s: %d files, %d chunks merged", t.Path, base.Files+st.Files, base.Chunks+st.Chunks)
+					}
+				}, nil)
+				var st vfs.CompactStats
+				if err == nil {
+					err = json.Unmarshal(raw, &st)
+				}
+				if err != nil {
+					bar.done()
+					return err
+				}
+				total.add(st)
+				continue
+			}
+			if err := openBeside(t, "compact"); err != nil {
+				bar.done()
+				return err
+			}
 			vol, err := volume.Open(ctx, t.MetaURL, volume.Options{Store: store.options()})
 			if err != nil {
 				if t.Masked {
@@ -54,10 +82,7 @@ func compactCommand() *cobra.Command {
 				_, err = vol.VFS.CollectGarbage(ctx)
 			}
 			cerr := vol.Close(ctx)
-			total.Files += st.Files
-			total.Chunks += st.Chunks
-			total.Slices += st.Slices
-			total.Changed += st.Changed
+			total.add(st)
 			if err == nil {
 				err = cerr
 			}
@@ -67,7 +92,7 @@ func compactCommand() *cobra.Command {
 			}
 		}
 		bar.done()
-		printCompacted(total)
+		printCompacted(vfs.CompactStats(total))
 		return nil
 	}
 	return c
@@ -79,4 +104,14 @@ func printCompacted(st vfs.CompactStats) {
 	if st.Changed > 0 {
 		inform(os.Stdout, "%d chunks were written to meanwhile and are left as they are", st.Changed)
 	}
+}
+
+// compactTotal adds up the compactions of several PATHs.
+type compactTotal vfs.CompactStats
+
+func (t *compactTotal) add(st vfs.CompactStats) {
+	t.Files += st.Files
+	t.Chunks += st.Chunks
+	t.Slices += st.Slices
+	t.Changed += st.Changed
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"cairn/control"
 	"cairn/inspect"
 	"cairn/volume"
 
@@ -22,7 +23,7 @@ type infoOutput struct {
 func infoCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:     "info PATH…",
-		Short:   "show a path's inode and attributes, and a file's chunks, slices and objects, as JSON",
+		Short:   "show a path's inode and attributes, and a file's chunks, slices and objects, as JSON (asked of the mount's process)",
 		Example: "  cairn info /mnt/vol/data/file.bin\n  cairn info /mnt/vol/a /mnt/vol/b",
 		Args:    cobra.ArbitraryArgs,
 	}
@@ -34,13 +35,20 @@ func infoCommand() *cobra.Command {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		for _, p := range paths {
-			t, vol, err := openMounted(ctx, p)
+			t, err := inspect.Locate(p)
 			if err != nil {
 				return err
 			}
-			info, err := inspect.File(ctx, vol.Engine, t.Ino, int(vol.Format.BlockSize))
-			vol.Close(ctx)
-			if err != nil {
+			var info inspect.FileInfo
+			if t.Control != "" {
+				raw, err := callMount(t, control.Request{Op: control.OpInfo, Shown: p}, nil, nil)
+				if err == nil {
+					err = json.Unmarshal(raw, &info)
+				}
+				if err != nil {
+					return err
+				}
+			} else if info, err = infoBeside(ctx, t); err != nil {
 				return fmt.Errorf("%s: %w", p, err)
 			}
 			if err := enc.Encode(infoOutput{Path: t.Path, Mount: t.MountPoint, FileInfo: info}); err != nil {
@@ -52,19 +60,29 @@ func infoCommand() *cobra.Command {
 	return c
 }
 
-// openMounted finds the cairn mount holding path and opens its volume's
-// metadata, as the mount reports it.
-func openMounted(ctx context.Context, path string) (inspect.Target, *volume.Volume, error) {
-	t, err := inspect.Locate(path)
+// infoBeside describes t, on a mount without a control channel, through
+// the engine opened beside the mount.
+func infoBeside(ctx context.Context, t inspect.Target) (inspect.FileInfo, error) {
+	vol, err := openMounted(ctx, t, "info")
 	if err != nil {
-		return t, nil, err
+		return inspect.FileInfo{}, err
+	}
+	defer vol.Close(ctx)
+	return inspect.File(ctx, vol.Engine, t.Ino, int(vol.Format.BlockSize))
+}
+
+// openMounted opens the metadata of the volume of t's mount, which has no
+// control channel, as the mount reports it.
+func openMounted(ctx context.Context, t inspect.Target, command string) (*volume.Volume, error) {
+	if err := openBeside(t, command); err != nil {
+		return nil, err
 	}
 	vol, err := volume.OpenMeta(ctx, t.MetaURL, volume.Options{})
 	if err != nil {
 		if t.Masked {
 			err = fmt.Errorf("%w%s", err, inspect.PasswordHint)
 		}
-		return t, nil, err
+		return nil, err
 	}
-	return t, vol, nil
+	return vol, nil
 }

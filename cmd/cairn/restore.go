@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"cairn/control"
 	"cairn/inspect"
 	"cairn/meta"
 	"cairn/volume"
@@ -74,6 +76,12 @@ func runRestore(pos []string) error {
 				return fmt.Errorf("%s is on another mount than %s: restore one volume at a time", p, pos[0])
 			}
 			places = append(places, tp)
+		}
+		if first.Control != "" {
+			return restoreInMount(first, places)
+		}
+		if err := openBeside(first, "restore"); err != nil {
+			return err
 		}
 		if client, vol, err = openClient(ctx, first, "cairn restore"); err != nil {
 			return err
@@ -168,6 +176,47 @@ func restorePlaces(ctx context.Context, client *meta.Client, places []trashPath)
 	bar.finish()
 	if err != nil {
 		return err
+	}
+	if n := skipped.Load(); n > 0 {
+		return fmt.Errorf("skipped %d entries (listed above); they stay in the trash", n)
+	}
+	return nil
+}
+
+// restoreInMount restores places, all on the mount of t, in the mount's
+// process, printing what it restored and what it skipped as restorePlaces
+// does.
+func restoreInMount(t inspect.Target, places []trashPath) error {
+	var restored, skipped atomic.Int64
+	bar := startProgress("restored", func() (uint64, uint64) { return uint64(restored.Load()), 0 })
+	defer bar.finish()
+	base := int64(0)
+	for _, p := range places {
+		pt, err := inspect.Locate(filepath.Clean(p.given))
+		if err != nil {
+			return err
+		}
+		req := control.Request{Op: control.OpRestore, Shown: p.given}
+		if req.Path, err = pt.InMount(); err != nil {
+			return err
+		}
+		progress := func(raw json.RawMessage) {
+			var c control.Count
+			if json.Unmarshal(raw, &c) == nil {
+				restored.Store(base + c.Inodes)
+			}
+		}
+		raw, err := callMount(t, req, progress, func(line string) { fmt.Fprintln(os.Stdout, line) })
+		if err != nil {
+			return err
+		}
+		var r control.RestoreResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return fmt.Errorf("the mount's answer to restore %s: %w", p.given, err)
+		}
+		base += r.Restored
+		restored.Store(base)
+		skipped.Add(r.Skipped)
 	}
 	if n := skipped.Load(); n > 0 {
 		return fmt.Errorf("skipped %d entries (listed above); they stay in the trash", n)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
+	"cairn/control"
 	"cairn/inspect"
 	"cairn/meta"
 	"cairn/volume"
@@ -43,14 +44,26 @@ func runRmr(pos []string, threads int) error {
 	return nil
 }
 
-// rmr removes one tree. The mount that shows it learns of the removal
-// when its cached names expire (--entry-cache, a second by default).
+// rmr removes one tree, in the mount's process when it has a control
+// channel (the mount shows the removal at once).
 func rmr(ctx context.Context, path string, workers int) error {
 	clean := filepath.Clean(path)
 	t, err := inspect.Locate(clean)
 	if err != nil {
 		return err
 	}
+	if t.Control != "" {
+		var removed atomic.Int64
+		bar := startProgress("removed", func() (uint64, uint64) { return uint64(removed.Load()), 0 })
+		_, err := callMount(t, control.Request{Op: control.OpRmr, Shown: path, Threads: workers}, countInto(&removed), nil)
+		bar.finish()
+		return err
+	}
+	if err := openBeside(t, "rmr"); err != nil {
+		return err
+	}
+	// A mount without a control channel learns of the removal when its
+	// cached names expire (--entry-cache, a second by default).
 	if t.Path == t.MountPoint {
 		return fmt.Errorf("%s is the root of its mount: remove what is in it instead", path)
 	}

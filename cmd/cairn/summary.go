@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"cairn/control"
 	"cairn/inspect"
 
 	"github.com/spf13/cobra"
@@ -21,7 +22,7 @@ type summaryOutput struct {
 func summaryCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:     "summary PATH",
-		Short:   "size, files and directories of a tree and its biggest entries, read from the engine, as JSON",
+		Short:   "size, files and directories of a tree and its biggest entries, read from the engine by the mount's process, as JSON",
 		Example: "  cairn summary /mnt/vol\n  cairn summary /mnt/vol/projects --top 20 --threads 32",
 		Args:    exactArgs(1),
 	}
@@ -33,23 +34,52 @@ func summaryCommand() *cobra.Command {
 		if *top < 0 || *threads < 1 {
 			return fmt.Errorf("invalid --top %d or --threads %d: use --top 0 or more and --threads 1 or more", *top, *threads)
 		}
-		ctx := context.Background()
-		t, vol, err := openMounted(ctx, pos[0])
+		t, err := inspect.Locate(pos[0])
 		if err != nil {
 			return err
 		}
-		defer vol.Close(ctx)
 		bar := newStatusLine()
-		s, err := inspect.Summarize(ctx, vol.Engine, t.Ino, *top, *threads, func(s inspect.Summary) {
+		report := func(s inspect.Summary) {
 			bar.show("summary %s: %d files, %d directories, %s", pos[0], s.Files, s.Directories, humanBytes(s.Size))
-		})
+		}
+		var s inspect.Summary
+		if t.Control != "" {
+			var raw json.RawMessage
+			req := control.Request{Op: control.OpSummary, Shown: pos[0], Top: *top, Threads: *threads}
+			raw, err = callMount(t, req, func(raw json.RawMessage) {
+				var s inspect.Summary
+				if json.Unmarshal(raw, &s) == nil {
+					report(s)
+				}
+			}, nil)
+			if err == nil {
+				err = json.Unmarshal(raw, &s)
+			}
+		} else {
+			s, err = summaryBeside(t, *top, *threads, report)
+			if err != nil {
+				err = fmt.Errorf("%s: %w", pos[0], err)
+			}
+		}
 		bar.done()
 		if err != nil {
-			return fmt.Errorf("%s: %w", pos[0], err)
+			return err
 		}
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(summaryOutput{Path: t.Path, Mount: t.MountPoint, Summary: s})
 	}
 	return c
+}
+
+// summaryBeside summarizes t, on a mount without a control channel,
+// through the engine opened beside the mount.
+func summaryBeside(t inspect.Target, top, threads int, report func(inspect.Summary)) (inspect.Summary, error) {
+	ctx := context.Background()
+	vol, err := openMounted(ctx, t, "summary")
+	if err != nil {
+		return inspect.Summary{}, err
+	}
+	defer vol.Close(ctx)
+	return inspect.Summarize(ctx, vol.Engine, t.Ino, top, threads, report)
 }

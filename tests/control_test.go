@@ -1,0 +1,194 @@
+package tests
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// controlAddress is the control channel the mount of v publishes in .stats.
+func controlAddress(t *testing.T, v *volume) string {
+	t.Helper()
+	var stats struct {
+		Control string `json:"control"`
+	}
+	must(t, json.Unmarshal(readFile(t, v.path(".stats")), &stats), "decode .stats")
+	if stats.Control == "" {
+		t.Fatalf(".stats of the mount names no control channel")
+	}
+	return stats.Control
+}
+
+// fragmented writes path in pieces, each fsynced: a slice each.
+func fragmented(t *testing.T, path string, pieces int) []byte {
+	t.Helper()
+	want := pattern(77, pieces*4096)
+	f, err := os.Create(path)
+	must(t, err, "create "+path)
+	for i := range pieces {
+		_, err := f.Write(want[i*4096 : (i+1)*4096])
+		must(t, err, "write "+path)
+		must(t, f.Sync(), "fsync "+path)
+	}
+	must(t, f.Close(), "close "+path)
+	return want
+}
+
+// TestControlChannel runs every command given a PATH (info, summary,
+// compact, clone, rmr, restore, warmup) through the mount's control
+// channel, on every engine (Badger, which one process holds, included)
+// and with no password in the environment: each works, and what it
+// changed shows at once through the mount, whose kernel caches names and
+// attributes for a second here. Then uid 65534 is refused what the file
+// system would refuse it, and allowed what it would allow, as itself;
+// last, a mount whose channel is gone is one line.
+func TestControlChannel(t *testing.T) {
+	v := formatVolume(t, "--trash-days", "1")
+	v.mount(t)
+	address := controlAddress(t, v)
+	must(t, os.MkdirAll(v.path("d", "sub"), 0o755), "mkdir d/sub")
+	a, b := pattern(1, 300<<10), pattern(2, 5000)
+	writeFile(t, v.path("d", "a"), a)
+	writeFile(t, v.path("d", "sub", "b"), b)
+	frag := fragmented(t, v.path("frag"), 10)
+
+	var info infoJSON
+	must(t, json.Unmarshal([]byte(cairnOK(t, "info", v.path("frag"))), &info), "decode info")
+	if st := lstat(t, v.path("frag")); info.Ino != st.Ino || len(info.Chunks) != 1 || len(info.Chunks[0].Slices) < 2 {
+		t.Fatalf("info of frag: inode %d (stat says %d), chunks %+v; want 10 fsynced writes in several slices", info.Ino, st.Ino, info.Chunks)
+	}
+	var sum summaryJSON
+	must(t, json.Unmarshal([]byte(cairnOK(t, "summary", v.path("d"))), &sum), "decode summary")
+	if sum.Files != 2 || sum.Directories != 2 || sum.Size != uint64(len(a)+len(b)) {
+		t.Errorf("summary of d: %+v, want 2 files, 2 directories, %d bytes", sum, len(a)+len(b))
+	}
+
+	if out := cairnOK(t, "compact", v.path("frag")); !strings.Contains(out, "1 chunks merged") {
+		t.Errorf("cairn compact said %q", out)
+	}
+	info = infoJSON{}
+	must(t, json.Unmarshal([]byte(cairnOK(t, "info", v.path("frag"))), &info), "decode info")
+	if len(info.Chunks) != 1 || len(info.Chunks[0].Slices) != 1 {
+		t.Errorf("frag after compact: %+v, want one slice", info.Chunks)
+	}
+	wantContent(t, v.path("frag"), frag)
+
+	if _, err := os.Lstat(v.path("e")); !os.IsNotExist(err) {
+		t.Fatalf("e before the clone: %v", err)
+	}
+	cairnOK(t, "clone", v.path("d"), v.path("e"))
+	wantContent(t, v.path("e", "sub", "b"), b)
+	wantContent(t, v.path("e", "a"), a)
+
+	// The kernel holds e's name (just read through it): the rmr must make
+	// it forget, or e would still show for the entry cache's second.
+	cairnOK(t, "rmr", v.path("e"))
+	if _, err := os.Lstat(v.path("e")); !os.IsNotExist(err) {
+		t.Errorf("e right after rmr: %v, want ENOENT", err)
+	}
+	out := cairnOK(t, "restore", trashEntry(t, v, "e"))
+	if !strings.Contains(out, "restored") {
+		t.Errorf("cairn restore said %q", out)
+	}
+	wantContent(t, v.path("e", "sub", "b"), b)
+
+	if out := cairnOK(t, "warmup", v.path("d")); !strings.Contains(out, "warmed 2 files") {
+		t.Errorf("cairn warmup said %q", out)
+	}
+
+	// uid 65534: refused where the file system refuses it...
+	must(t, os.Mkdir(v.path("pub"), 0o777), "mkdir pub")
+	must(t, os.Chmod(v.path("pub"), 0o777), "chmod pub")
+	must(t, os.WriteFile(v.path("secret"), []byte("s"), 0o600), "write secret")
+	must(t, os.Mkdir(v.path("private"), 0o700), "mkdir private")
+	nobodyRun := func(args ...string) result { return runAs(t, nobody, cairnBin, args...) }
+	wantUserError(t, nobodyRun("rmr", v.path("d", "a")), "permission denied")
+	wantContent(t, v.path("d", "a"), a)
+	wantUserError(t, nobodyRun("rmr", v.path("d")), "permission denied")
+	wantUserError(t, nobodyRun("clone", v.path("secret"), v.path("pub", "stolen")), "permission denied")
+	if _, err := os.Lstat(v.path("pub", "stolen")); !os.IsNotExist(err) {
+		t.Errorf("a refused clone left pub/stolen: %v", err)
+	}
+	wantUserError(t, nobodyRun("summary", v.path("private")), "permission denied")
+	wantUserError(t, nobodyRun("compact", v.path("secret")), "permission denied")
+	must(t, os.Remove(v.path("d", "sub", "b")), "rm d/sub/b")
+	wantUserError(t, nobodyRun("restore", trashEntry(t, v, "b")), "permission denied")
+	// ...and allowed, as itself, what it may do.
+	must(t, os.Mkdir(v.path("pub", "mine"), 0o755), "mkdir pub/mine")
+	writeFile(t, v.path("pub", "mine", "x"), []byte("x"))
+	must(t, os.Lchown(v.path("pub", "mine"), 65534, 65534), "chown pub/mine")
+	must(t, os.Lchown(v.path("pub", "mine", "x"), 65534, 65534), "chown pub/mine/x")
+	if r := nobodyRun("clone", v.path("d", "a"), v.path("pub", "copy")); r.code != 0 {
+		t.Errorf("uid 65534 clones d/a into pub: exit %d: %s", r.code, r.stderr)
+	} else if st := lstat(t, v.path("pub", "copy")); st.Uid != 65534 {
+		t.Errorf("the copy uid 65534 made is owned by %d", st.Uid)
+	}
+	if r := nobodyRun("rmr", v.path("pub", "mine")); r.code != 0 {
+		t.Errorf("uid 65534 removes its own tree: exit %d: %s", r.code, r.stderr)
+	} else if _, err := os.Lstat(v.path("pub", "mine")); !os.IsNotExist(err) {
+		t.Errorf("pub/mine after uid 65534 removed it: %v", err)
+	}
+
+	// A channel that is gone.
+	must(t, os.Remove(address), "remove the control socket")
+	wantUserError(t, runCairn(t, "info", v.path("frag")), "does not answer on its control channel")
+	wantUserError(t, runCairn(t, "rmr", v.path("d")), "does not answer on its control channel")
+	wantContent(t, v.path("d", "a"), a)
+}
+
+// TestControlRmrInterrupted kills 'cairn rmr' in the middle of a big
+// removal: the mount stops the removal (its context is cancelled when the
+// connection closes), keeps serving, and a second rmr finishes the job.
+func TestControlRmrInterrupted(t *testing.T) {
+	v := newVolume(t)
+	const dirs, files = 8, 250
+	for d := range dirs {
+		dir := v.path("tree", string(rune('a'+d)))
+		must(t, os.MkdirAll(dir, 0o755), "mkdir "+dir)
+		for f := range files {
+			must(t, os.WriteFile(dir+"/f"+string(rune('a'+f%26))+strings.Repeat("x", f/26), nil, 0o644), "create")
+		}
+	}
+	count := func() int {
+		n := 0
+		for d := range dirs {
+			es, _ := os.ReadDir(v.path("tree", string(rune('a'+d))))
+			n += len(es)
+		}
+		return n
+	}
+	cmd := exec.Command(cairnBin, "rmr", "--threads", "1", v.path("tree"))
+	must(t, cmd.Start(), "start cairn rmr")
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	interrupted := false
+wait:
+	for {
+		select {
+		case err := <-exited:
+			t.Logf("cairn rmr ended (%v) before it could be interrupted", err)
+			break wait
+		case <-time.After(20 * time.Millisecond):
+		}
+		if count() < dirs*files {
+			must(t, cmd.Process.Kill(), "kill cairn rmr")
+			<-exited
+			interrupted = true
+			break
+		}
+	}
+	if interrupted && !v.mnt.WaitOutput("cancelled by its command", 10*time.Second) {
+		t.Errorf("the mount did not stop the removal of a killed rmr; its log:\n%s", v.mnt.Output())
+	}
+	writeFile(t, v.path("after"), []byte("after"))
+	wantContent(t, v.path("after"), []byte("after"))
+	cairnOK(t, "rmr", v.path("tree"))
+	if _, err := os.Lstat(v.path("tree")); !errors.Is(err, syscall.ENOENT) {
+		t.Errorf("tree after the second rmr: %v", err)
+	}
+}
