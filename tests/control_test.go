@@ -5,10 +5,13 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"cairn/internal/testenv"
 )
 
 // controlAddress is the control channel the mount of v publishes in .stats.
@@ -190,5 +193,23 @@ wait:
 	cairnOK(t, "rmr", v.path("tree"))
 	if _, err := os.Lstat(v.path("tree")); !errors.Is(err, syscall.ENOENT) {
 		t.Errorf("tree after the second rmr: %v", err)
+	}
+}
+
+// TestControlProgressOnTerminal: the count of an rmr done in the mount
+// reaches the command's progress bar.
+func TestControlProgressOnTerminal(t *testing.T) {
+	scriptBin := testenv.Binary(t, []string{"script"})
+	v := newVolume(t)
+	must(t, os.MkdirAll(v.path("tree", "sub"), 0o755), "mkdir")
+	for i := range 40 {
+		writeFile(t, v.path("tree", "sub", "f"+strconv.Itoa(i)), nil)
+	}
+	out, err := exec.Command(scriptBin, "-qec", cairnBin+" rmr '"+v.path("tree")+"'", "/dev/null").CombinedOutput()
+	if err != nil {
+		t.Fatalf("cairn rmr in a terminal: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "removed") || !strings.Contains(string(out), "42") {
+		t.Errorf("rmr of 42 inodes in a terminal shows no count of 42:\n%q", out)
 	}
 }

@@ -68,7 +68,8 @@ func cloneTree(ctx context.Context, srcPath, dstPath string, preserve bool) erro
 		var cloned atomic.Int64
 		bar := startProgress("cloned", func() (uint64, uint64) { return uint64(cloned.Load()), 0 })
 		req := control.Request{Op: control.OpClone, Shown: srcPath, Target: target, TargetShown: dstPath, Preserve: preserve}
-		_, err = callMount(src, req, countInto(&cloned), nil)
+		result, err := callMount(src, req, countInto(&cloned), nil)
+		countInto(&cloned)(result)
 		bar.finish()
 		return err
 	}

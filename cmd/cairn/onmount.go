@@ -33,7 +33,8 @@ func callMount(t inspect.Target, req control.Request, progress func(json.RawMess
 	return result, err
 }
 
-// countInto is a progress handler that keeps the inodes done in n.
+// countInto is a progress handler that keeps the inodes done in n; given
+// the final result (a control.Count too), it keeps the total.
 func countInto(n *atomic.Int64) func(json.RawMessage) {
 	return func(raw json.RawMessage) {
 		var c control.Count

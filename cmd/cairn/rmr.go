@@ -55,7 +55,8 @@ func rmr(ctx context.Context, path string, workers int) error {
 	if t.Control != "" {
 		var removed atomic.Int64
 		bar := startProgress("removed", func() (uint64, uint64) { return uint64(removed.Load()), 0 })
-		_, err := callMount(t, control.Request{Op: control.OpRmr, Shown: path, Threads: workers}, countInto(&removed), nil)
+		result, err := callMount(t, control.Request{Op: control.OpRmr, Shown: path, Threads: workers}, countInto(&removed), nil)
+		countInto(&removed)(result)
 		bar.finish()
 		return err
 	}
