@@ -28,5 +28,8 @@ func InMount(abs, mountPoint string) (string, error) {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return "", fmt.Errorf("%s leads out of the mount %s through a symbolic link", abs, mountPoint)
 	}
+	if rel == "." {
+		return "/", nil
+	}
 	return "/" + filepath.ToSlash(rel), nil
 }
