@@ -223,3 +223,34 @@ func TestControlProgressOnTerminal(t *testing.T) {
 		t.Errorf("rmr of 42 inodes in a terminal shows no count of 42:\n%q", out)
 	}
 }
+
+// TestControlSubdir: on a --subdir mount, PATHs are resolved from the
+// directory it serves (nothing above it is reachable), and a clone or an
+// rmr in that directory (the kernel's node 1) shows at once.
+func TestControlSubdir(t *testing.T) {
+	v := newVolume(t)
+	must(t, os.MkdirAll(v.path("proj", "d"), 0o755), "mkdir proj/d")
+	writeFile(t, v.path("proj", "d", "f"), []byte("f"))
+	writeFile(t, v.path("top"), []byte("top"))
+	v.unmount(t)
+	v.mount(t, "--subdir", "/proj")
+	if _, err := os.Lstat(v.path("e")); !os.IsNotExist(err) {
+		t.Fatalf("e before the clone: %v", err)
+	}
+	cairnOK(t, "clone", v.path("d"), v.path("e"))
+	wantContent(t, v.path("e", "f"), []byte("f"))
+	var info infoJSON
+	must(t, json.Unmarshal([]byte(cairnOK(t, "info", v.path("e", "f"))), &info), "decode info")
+	if st := lstat(t, v.path("e", "f")); info.Ino != st.Ino {
+		t.Errorf("info of e/f: inode %d, stat says %d", info.Ino, st.Ino)
+	}
+	cairnOK(t, "rmr", v.path("d"))
+	if _, err := os.Lstat(v.path("d")); !os.IsNotExist(err) {
+		t.Errorf("d right after rmr: %v, want ENOENT", err)
+	}
+	wantUserError(t, runCairn(t, "rmr", v.dir), "root of its mount")
+	v.unmount(t)
+	v.mount(t)
+	wantContent(t, v.path("top"), []byte("top"))
+	wantContent(t, v.path("proj", "e", "f"), []byte("f"))
+}
