@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,6 +44,9 @@ func Locate(path string) (Target, error) {
 	}
 	var st syscall.Stat_t
 	if err := syscall.Lstat(abs, &st); err != nil {
+		if m := fsbench.FindMount(abs); errors.Is(err, syscall.ENOTCONN) && m != nil && m.Cairn {
+			return Target{}, fmt.Errorf("%s is on the cairn mount %s, whose process is gone: run 'cairn umount --force %s', then mount it again", path, m.Point, m.Point)
+		}
 		return Target{}, fmt.Errorf("%s: %w", path, err)
 	}
 	m := fsbench.FindMount(abs)

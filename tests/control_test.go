@@ -254,3 +254,14 @@ func TestControlSubdir(t *testing.T) {
 	wantContent(t, v.path("top"), []byte("top"))
 	wantContent(t, v.path("proj", "e", "f"), []byte("f"))
 }
+
+// TestControlMountGone: a PATH on a mount whose process was killed is one
+// line that says what to do.
+func TestControlMountGone(t *testing.T) {
+	v := newVolume(t)
+	must(t, os.Mkdir(v.path("d"), 0o755), "mkdir d")
+	killMount(t, v)
+	for _, args := range [][]string{{"rmr", v.path("d")}, {"info", v.path("d")}, {"clone", v.path("d"), v.path("e")}} {
+		wantUserError(t, runCairn(t, args...), "whose process is gone", "cairn umount --force")
+	}
+}
