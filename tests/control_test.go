@@ -137,6 +137,21 @@ func TestControlChannel(t *testing.T) {
 		t.Errorf("pub/mine after uid 65534 removed it: %v", err)
 	}
 
+	// Supplementary groups come from the kernel too.
+	must(t, os.Mkdir(v.path("group"), 0o775), "mkdir group")
+	must(t, os.Chmod(v.path("group"), 0o775), "chmod group")
+	must(t, os.Lchown(v.path("group"), 0, 4242), "chgrp group")
+	writeFile(t, v.path("group", "x"), []byte("x"))
+	writeFile(t, v.path("group", "y"), []byte("y"))
+	wantUserError(t, nobodyRun("rmr", v.path("group", "y")), "permission denied")
+	inGroup := &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{4242}}
+	if r := runAs(t, inGroup, cairnBin, "rmr", v.path("group", "x")); r.code != 0 {
+		t.Errorf("uid 65534 in group 4242 removes group/x: exit %d: %s", r.code, r.stderr)
+	} else if _, err := os.Lstat(v.path("group", "x")); !os.IsNotExist(err) {
+		t.Errorf("group/x after its removal: %v", err)
+	}
+	wantContent(t, v.path("group", "y"), []byte("y"))
+
 	// A channel that is gone.
 	must(t, os.Remove(address), "remove the control socket")
 	wantUserError(t, runCairn(t, "info", v.path("frag")), "does not answer on its control channel")
