@@ -37,6 +37,8 @@ func (c *call) run() (any, error) {
 		return c.info()
 	case OpSummary:
 		return c.summary()
+	case OpWarmup:
+		return c.warmup()
 	}
 	return nil, fmt.Errorf("this mount does not know the request %q: use the cairn of the mount's release", c.req.Op)
 }

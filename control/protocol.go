@@ -15,6 +15,7 @@ const (
 	OpCompact = "compact"
 	OpInfo    = "info"
 	OpSummary = "summary"
+	OpWarmup  = "warmup"
 )
 
 // Request is the one line of JSON a command sends after connecting.
@@ -32,7 +33,7 @@ type Request struct {
 	Target      string `json:"target,omitempty"`
 	TargetShown string `json:"target_shown,omitempty"`
 	Preserve    bool   `json:"preserve,omitempty"` // clone --preserve
-	Threads     int    `json:"threads,omitempty"`  // rmr, summary
+	Threads     int    `json:"threads,omitempty"`  // rmr, summary, warmup
 	Top         int    `json:"top,omitempty"`      // summary --top
 }
 
@@ -56,4 +57,10 @@ type Count struct {
 type RestoreResult struct {
 	Restored int64 `json:"restored"`
 	Skipped  int64 `json:"skipped"`
+}
+
+// Warmed is warmup's progress and result.
+type Warmed struct {
+	Files int64 `json:"files"`
+	Bytes int64 `json:"bytes"`
 }

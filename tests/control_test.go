@@ -100,7 +100,7 @@ func TestControlChannel(t *testing.T) {
 	}
 	wantContent(t, v.path("e", "sub", "b"), b)
 
-	if out := cairnOK(t, "warmup", v.path("d")); !strings.Contains(out, "warmed 2 files") {
+	if out := cairnOK(t, "warmup", v.path("d"), v.path("frag")); !strings.Contains(out, "warmed 3 files") {
 		t.Errorf("cairn warmup said %q", out)
 	}
 
@@ -119,6 +119,8 @@ func TestControlChannel(t *testing.T) {
 	}
 	wantUserError(t, nobodyRun("summary", v.path("private")), "permission denied")
 	wantUserError(t, nobodyRun("compact", v.path("secret")), "permission denied")
+	wantUserError(t, nobodyRun("warmup", v.path("secret")), "permission denied")
+	wantUserError(t, nobodyRun("warmup", v.path("private")), "permission denied")
 	must(t, os.Remove(v.path("d", "sub", "b")), "rm d/sub/b")
 	wantUserError(t, nobodyRun("restore", trashEntry(t, v, "b")), "permission denied")
 	// ...and allowed, as itself, what it may do.

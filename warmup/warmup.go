@@ -5,6 +5,8 @@
 // which fetches missing blocks from the object store and keeps them in
 // its disk cache) and after (so that warming does not crowd the page
 // cache). It knows nothing of the metadata engine or the object store.
+// 'cairn warmup' uses it for a mount without a control channel (an older
+// release); otherwise the mount warms itself (package control).
 package warmup
 
 import (

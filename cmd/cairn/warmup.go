@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 
+	"cairn/control"
 	"cairn/inspect"
 	"cairn/warmup"
 
@@ -28,11 +30,20 @@ func warmupCommand() *cobra.Command {
 		if *threads < 1 {
 			return fmt.Errorf("invalid --threads %d: use 1 or more", *threads)
 		}
-		for _, p := range paths {
-			if _, err := inspect.Locate(p); err != nil {
+		targets := make([]inspect.Target, len(paths))
+		channels := true
+		for i, p := range paths {
+			t, err := inspect.Locate(p)
+			if err != nil {
 				return err
 			}
+			targets[i] = t
+			channels = channels && t.Control != ""
 		}
+		if channels {
+			return warmupInMount(targets, paths, *threads)
+		}
+		// A mount of an older release: read through the mount.
 		bar := newStatusLine()
 		done, err := warmup.Files(context.Background(), paths, *threads, func(p warmup.Progress) {
 			bar.show("warmup: %d files, %s", p.Files, humanBytes(uint64(p.Bytes)))
@@ -45,4 +56,34 @@ func warmupCommand() *cobra.Command {
 		return nil
 	}
 	return c
+}
+
+// warmupInMount warms each target in its mount's process, through the
+// mount's control channel.
+func warmupInMount(targets []inspect.Target, paths []string, threads int) error {
+	var total control.Warmed
+	bar := newStatusLine()
+	for i, t := range targets {
+		base := total
+		req := control.Request{Op: control.OpWarmup, Shown: paths[i], Threads: threads}
+		raw, err := callMount(t, req, func(raw json.RawMessage) {
+			var w control.Warmed
+			if json.Unmarshal(raw, &w) == nil {
+				bar.show("warmup: %d files, %s", base.Files+w.Files, humanBytes(uint64(base.Bytes+w.Bytes)))
+			}
+		}, nil)
+		var w control.Warmed
+		if err == nil {
+			err = json.Unmarshal(raw, &w)
+		}
+		if err != nil {
+			bar.done()
+			return fmt.Errorf("%w (%d files read before)", err, total.Files)
+		}
+		total.Files += w.Files
+		total.Bytes += w.Bytes
+	}
+	bar.done()
+	fmt.Fprintf(os.Stdout, "warmed %d files (%s)\n", total.Files, humanBytes(uint64(total.Bytes)))
+	return nil
 }
