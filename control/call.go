@@ -71,9 +71,9 @@ func (c *call) stopWatching() {
 	}
 }
 
-// line sends a line for the command to print.
-func (c *call) line(format string, args ...any) {
-	c.out.send(Reply{Line: fmt.Sprintf(format, args...)})
+// line sends a line for the command to print; warning says it is one.
+func (c *call) line(warning bool, format string, args ...any) {
+	c.out.send(Reply{Line: fmt.Sprintf(format, args...), Warning: warning})
 }
 
 // shown is how the caller named the request's path.

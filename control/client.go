@@ -15,10 +15,10 @@ var ErrUnreachable = errors.New("nothing answers on the mount's control channel"
 
 // Call sends req to the mount listening at address and waits for the
 // answer, handing each progress report to progress and each line to
-// line (either may be nil). It returns the result, whose form depends on
+// line, with whether it is a warning (either may be nil). It returns the result, whose form depends on
 // req.Op, or the mount's one-line error. Cancelling ctx closes the
 // connection, which cancels the request in the mount.
-func Call(ctx context.Context, address string, req Request, progress func(json.RawMessage), line func(string)) (json.RawMessage, error) {
+func Call(ctx context.Context, address string, req Request, progress func(json.RawMessage), line func(text string, warning bool)) (json.RawMessage, error) {
 	req.Version = Version
 	var dialer net.Dialer
 	conn, err := dialer.DialContext(ctx, "unix", address)
@@ -46,7 +46,7 @@ func Call(ctx context.Context, address string, req Request, progress func(json.R
 		case r.Done:
 			return r.Result, nil
 		case r.Line != "" && line != nil:
-			line(r.Line)
+			line(r.Line, r.Warning)
 		case r.Progress != nil && progress != nil:
 			progress(r.Progress)
 		}

@@ -43,6 +43,7 @@ type Request struct {
 type Reply struct {
 	Progress json.RawMessage `json:"progress,omitempty"`
 	Line     string          `json:"line,omitempty"`
+	Warning  bool            `json:"warning,omitempty"` // Line is a warning
 	Done     bool            `json:"done,omitempty"`
 	Result   json.RawMessage `json:"result,omitempty"`
 	Error    string          `json:"error,omitempty"`

@@ -38,13 +38,13 @@ func (c *call) restore() (any, error) {
 	r := c.v.Client().NewTrashRestorer()
 	r.Restored = func(e string, parent meta.Ino, name string) {
 		restored.Add(1)
-		c.line("restored %s as %q in directory inode %d", e, name, parent)
+		c.line(false, "restored %s as %q in directory inode %d", e, name, parent)
 		c.changed(parent, name)
 		c.changed(folder, e)
 	}
 	r.Skipped = func(e, reason string) {
 		skipped.Add(1)
-		c.line("skipped %s: %s", e, reason)
+		c.line(true, "skipped %s: %s", e, reason)
 	}
 	c.watch(func() any { return Count{Inodes: restored.Load()} })
 	if entry == "" {

@@ -18,7 +18,7 @@ import (
 // t's path in the mount. progress and line receive what the mount
 // reports as it goes (either may be nil). A command stopped (Ctrl-C)
 // closes the connection, which stops the work in the mount.
-func callMount(t inspect.Target, req control.Request, progress func(json.RawMessage), line func(string)) (json.RawMessage, error) {
+func callMount(t inspect.Target, req control.Request, progress func(json.RawMessage), line func(text string, warning bool)) (json.RawMessage, error) {
 	if req.Path == "" {
 		p, err := t.InMount()
 		if err != nil {

@@ -206,7 +206,13 @@ func restoreInMount(t inspect.Target, places []trashPath) error {
 				restored.Store(base + c.Inodes)
 			}
 		}
-		raw, err := callMount(t, req, progress, func(line string) { fmt.Fprintln(os.Stdout, line) })
+		raw, err := callMount(t, req, progress, func(line string, warning bool) {
+			if warning {
+				warn(os.Stdout, "%s", line)
+			} else {
+				inform(os.Stdout, "%s", line)
+			}
+		})
 		if err != nil {
 			return err
 		}

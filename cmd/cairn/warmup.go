@@ -84,6 +84,6 @@ func warmupInMount(targets []inspect.Target, paths []string, threads int) error 
 		total.Bytes += w.Bytes
 	}
 	bar.done()
-	fmt.Fprintf(os.Stdout, "warmed %d files (%s)\n", total.Files, humanBytes(uint64(total.Bytes)))
+	inform(os.Stdout, "warmed %d files (%s)", total.Files, humanBytes(uint64(total.Bytes)))
 	return nil
 }
