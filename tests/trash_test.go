@@ -94,7 +94,7 @@ func trashEntry(t *testing.T, v *volume, name string) string {
 func TestTrash(t *testing.T) {
 	needMount(t)
 	if singleProcess() {
-		t.Skipf("the %s engine serves one process at a time: rmr and restore cannot reach a mounted volume", engineName())
+		t.Skipf("the %s engine serves one process at a time: status, dump and restore META-URL cannot open a mounted volume", engineName())
 	}
 	v := formatVolume(t, "--trash-days", "1")
 	v.mount(t, "--entry-cache", "0", "--dir-entry-cache", "0", "--attr-cache", "0")
