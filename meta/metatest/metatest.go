@@ -72,6 +72,7 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 		trashTests(),
 		cloneTests(),
 		batchRemoveTests(),
+		changeLogTests(),
 	}
 	for _, g := range groups {
 		for _, tc := range g {

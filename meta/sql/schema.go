@@ -47,6 +47,7 @@ var tables = []table{
 		"PRIMARY KEY (ino, sid, owner)", index: "sid"},
 	{name: "cairn_plock", columns: "ino {INT} NOT NULL, sid {INT} NOT NULL, owner {INT} NOT NULL, ranges {BLOB} NOT NULL, " +
 		"PRIMARY KEY (ino, sid, owner)", index: "sid"},
+	changeTable,
 }
 
 // ddl is the statements creating table t in dialect d.

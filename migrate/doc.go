@@ -1,0 +1,128 @@
+// Package migrate moves a mounted volume from one metadata engine (SRC) to
+// another, empty one (DST) while clients keep reading and writing
+// ('cairn migrate SRC-URL DST-URL'). It goes through the engine contract
+// only — meta.Dumper for the bulk copy, meta.ChangeLog for the change log
+// and the migration record, and an inode-replacing interface on DST — so
+// any pair of engines works. It knows nothing of FUSE, vfs or the object
+// store: file data stays where it is (the object store is shared by both
+// engines, a block is named by its slice id, and slice ids are never
+// reused), only the metadata moves.
+//
+// # The protocol
+//
+// A migration is a record in SRC (meta.ChangeLog.SwapMigration, a
+// compare-and-swap so that two migrators cannot both run) and an
+// append-only change log next to it with one global sequence. The record
+// holds an id (random, new for each attempt), DST's URL with its password
+// removed, a phase, and a deadline the migrator pushes forward while it
+// runs.
+//
+//  1. Announce. The migrator writes the record with phase "tracking".
+//     Every mount's meta.Client reads the record on its session heartbeat
+//     (and polls faster while one exists), and from then on tracks its
+//     mutations (step 2). Once every mutation it had started untracked has
+//     returned, it appends an acknowledgement (a ChangeAck mark naming its
+//     session and the migration id). The migrator waits until every live
+//     session has acknowledged; a session that does not (an older build,
+//     which does not know the record) makes it refuse, naming the
+//     session's host, pid, mount point and version from ListSessions.
+//
+//  2. Tracking. Before each mutating engine call a tracking client appends
+//     a pre-mark (ChangeBefore) naming the inodes the call may change that
+//     it knows beforehand: the inode itself, its parent or both parents of
+//     a rename. After the call returns it appends a post-mark (ChangeAfter)
+//     with the same operation number and, added, the inodes the call
+//     reported (the inode a name pointed to, the one a rename replaced).
+//     Post-marks may be batched, but are appended before the client
+//     acknowledges a pause. Tracking is a meta.Engine wrapper, so every
+//     mutation the client makes (writes' slice commits, compaction, trash
+//     moves and purges, clones) is tracked the same way.
+//
+//     The sequence of the log is its commit order: an append takes the
+//     sequence from a counter that the appending transaction updates (a
+//     row, key or script the database serializes), so when the migrator
+//     reads the log's end P, every mark numbered up to P is committed and
+//     visible, and every mark appended afterwards gets a number above P.
+//
+//  3. Bulk copy. After all acknowledgements the migrator reads the log's
+//     end P0, then dumps SRC (meta.Dumper: one snapshot S0) into DST
+//     (meta.Dumper.Restore; DST must be empty, as for 'cairn load').
+//
+//  4. Catch-up rounds. Round k reads the end Pk, then takes a snapshot Sk
+//     of SRC, and copies from Sk to DST the full state of every inode
+//     named by a post-mark in (Pk-1, Pk]: attributes, a directory's
+//     entries, the slice lists, the extended attributes, a symlink's
+//     target; an inode absent from Sk is removed from DST. When a
+//     directory's entries are copied, every child that appears in or
+//     disappears from it (compared with DST's copy) is copied too, so a
+//     mark only has to name the directories an operation touched for the
+//     children that came or went to follow. Rounds repeat until one copies
+//     fewer than a few thousand inodes.
+//
+//  5. Switch. The migrator sets the phase "pausing". Every client stops
+//     starting mutations, waits for those in flight, appends their
+//     post-marks and acknowledges the pause. The migrator then copies, from
+//     a SRC that no longer changes, the inodes of the post-marks after the
+//     last round and of every pre-mark without a post-mark (its client died
+//     mid-operation: the mutation may or may not have committed, and
+//     copying the inode's present state is right either way), copies the
+//     id counters (DST's ≥ SRC's, so ids the clients hold in reserve stay
+//     unique), writes SRC's "moved to DST" setting, and sets the phase
+//     "switched". Each client reopens its engine on DST (a wrapper in meta
+//     swaps the engine under the Client atomically), registers its session
+//     there (with its open orphans and locks), and resumes. The pause lasts
+//     as long as the last round's inodes and the in-flight operations, not
+//     as long as the volume.
+//
+// # Why nothing acknowledged is lost
+//
+// Let M be a mutation whose call returned to the application before the
+// switch. M started either before its client acknowledged tracking — then
+// it returned before that acknowledgement, so before P0 was read and
+// before S0 was taken, and S0 holds it — or after, and then it has a
+// pre-mark appended before it ran. If its post-mark is numbered s ≤ Pk for
+// a round k, M committed before the mark was appended, the mark before Pk
+// was read and Pk before Sk was taken: Sk holds M's effect, and round k
+// copies every inode M changed (those it named, and through the directory
+// rule those it linked or unlinked). A later mutation of the same inodes
+// has a later post-mark and is copied again in a later round or at the
+// switch, so DST ends with each inode's last state. If M's post-mark is
+// above the last round, or missing, the switch copies M's inodes from the
+// still SRC. After the switch no client writes SRC: it is marked moved,
+// and clients only write to DST. An inode no mark names was not changed
+// since S0 and is in DST from the bulk copy.
+//
+// Slices shared by clones keep exact reference counts because DST's
+// replace operation adds the references of an inode's new slice lists
+// before it drops those of the old ones, and a round's inodes are all
+// added before any is dropped: a slice reaches DST's dead-slice queue only
+// when no inode of the round's snapshot names it. During a migration the
+// clients hold their dead-slice deleter, so no block is deleted while
+// both engines list it.
+//
+// # Killed at any moment
+//
+// Before "switched", the volume's truth is SRC: DST is only a copy. A
+// migrator killed before the switch stops pushing the record's deadline;
+// once it passes, clients drop the record (SwapMigration with the record
+// they read), which also drops the log, and stop tracking. A rerun sees
+// DST holding a volume whose settings carry the old migration's id and
+// empties it (only then: any other content of DST is refused as "not
+// empty"), and starts over. A migrator killed during "pausing" leaves
+// clients paused until the deadline, then they resume on SRC. Once
+// "switched" is written the volume lives on DST; a rerun finds SRC
+// moved and says so.
+//
+// # Trust
+//
+// The record holds DST's URL without its password, because every client
+// able to read SRC would read it. Each mount takes the password from its
+// own environment (META_PASSWORD_DST, as META_PASSWORD for SRC).
+//
+// # What this package does today
+//
+// Only the first steps exist: the change log and migration record
+// (meta.ChangeLog, on every engine family). The tracking wrapper, the
+// engine swap, the catch-up copy and the switch are not written yet, and
+// 'cairn migrate' is not a command until they are.
+package migrate
