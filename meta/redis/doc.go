@@ -25,6 +25,9 @@
 //	P:l<sid>         lock keys a session holds: set of "f<ino>"/"p<ino>"
 //	P:f<ino>         flock holders: hash "sid:owner" -> R|W
 //	P:p<ino>         fcntl locks: hash "sid:owner" -> packed ranges
+//	P:migration      a migration's record (changelog.go)
+//	P:changes        its change log: sorted set, score number, member "number:change"
+//	P:changeseq      the change log's sequence
 //
 // Directories are sorted sets so that Readdir pages in byte order with
 // ZRANGEBYLEX and bounded memory, however large the directory.
