@@ -27,7 +27,9 @@ type ChangeLog interface {
 	Migration(ctx context.Context) ([]byte, error)
 	// SwapMigration replaces the record old by next in one transaction:
 	// old nil means that there must be no record, next nil removes it.
-	// ErrConflict when the record is not old (compared byte for byte).
+	// ErrConflict when the record is not old (compared byte for byte);
+	// ErrInvalid for an empty next (some stores cannot tell an empty
+	// value from none).
 	// Creating the record starts an empty log whose sequence begins at 1;
 	// removing it drops the log.
 	SwapMigration(ctx context.Context, old, next []byte) error

@@ -45,6 +45,7 @@ func testChangeLogRecord(x *env) {
 	}
 	x.want(meta.ErrConflict, l.SwapMigration(x.ctx, []byte("a"), []byte("b")), "SwapMigration of a record that does not exist")
 	x.want(meta.ErrConflict, l.SwapMigration(x.ctx, []byte("a"), nil), "removing a record that does not exist")
+	x.want(meta.ErrInvalid, l.SwapMigration(x.ctx, nil, []byte{}), "SwapMigration to an empty record")
 	x.must(l.SwapMigration(x.ctx, nil, []byte("a")), "SwapMigration creating the record")
 	x.want(meta.ErrConflict, l.SwapMigration(x.ctx, nil, []byte("other")), "creating a second record")
 	x.want(meta.ErrConflict, l.SwapMigration(x.ctx, []byte("b"), []byte("c")), "SwapMigration from a stale record")

@@ -89,6 +89,9 @@ func (e *Engine) Migration(ctx context.Context) ([]byte, error) {
 
 // SwapMigration implements meta.ChangeLog.
 func (e *Engine) SwapMigration(ctx context.Context, old, next []byte) error {
+	if next != nil && len(next) == 0 {
+		return fmt.Errorf("an empty migration record: %w", meta.ErrInvalid)
+	}
 	flag := func(b []byte) string {
 		if b == nil {
 			return "0"
