@@ -34,9 +34,11 @@
 //     with the same operation number and, added, the inodes the call
 //     reported (the inode a name pointed to, the one a rename replaced).
 //     Post-marks may be batched, but are appended before the client
-//     acknowledges a pause. Tracking is a meta.Engine wrapper, so every
-//     mutation the client makes (writes' slice commits, compaction, trash
-//     moves and purges, clones) is tracked the same way.
+//     acknowledges a pause (today each is appended as its call returns:
+//     a tracked mutation costs two more round trips to SRC while a
+//     migration runs). Tracking is a meta.Engine wrapper (meta.Tracker), so
+//     every mutation the client makes (writes' slice commits, compaction,
+//     trash moves and purges, clones) is tracked the same way.
 //
 //     The sequence of the log is its commit order: an append takes the
 //     sequence from a counter that the appending transaction updates (a
@@ -96,9 +98,15 @@
 // replace operation adds the references of an inode's new slice lists
 // before it drops those of the old ones, and a round's inodes are all
 // added before any is dropped: a slice reaches DST's dead-slice queue only
-// when no inode of the round's snapshot names it. During a migration the
-// clients hold their dead-slice deleter, so no block is deleted while
-// both engines list it.
+// when no inode of the round's snapshot names it. The dead-slice deleters
+// may go on meanwhile: a slice is dead only when nothing names it, and
+// slice ids are never reused, so deleting its blocks through SRC's queue
+// and again through DST's is harmless, and a live block is never deleted.
+//
+// An inode with no link left (unlinked while open, an orphan of a
+// session) is not copied, as a dump leaves it out: it belongs to the
+// session that holds it open, which registers it again on DST at the
+// switch together with its locks.
 //
 // # Killed at any moment
 //
@@ -122,7 +130,9 @@
 // # What this package does today
 //
 // Only the first steps exist: the change log and migration record
-// (meta.ChangeLog, on every engine family). The tracking wrapper, the
-// engine swap, the catch-up copy and the switch are not written yet, and
-// 'cairn migrate' is not a command until they are.
+// (meta.ChangeLog, on every engine family) and the client's side of
+// tracking, pausing and swapping (meta.Tracker), not yet wired into
+// meta.Client. The record's encoding, the migrator (bulk copy, catch-up,
+// switch), DST's inode-replacing interface and the "moved" setting are not
+// written yet, and 'cairn migrate' is not a command until they are.
 package migrate
