@@ -130,9 +130,10 @@
 // # What this package does today
 //
 // Only the first steps exist: the change log and migration record
-// (meta.ChangeLog, on every engine family) and the client's side of
+// (meta.ChangeLog, on every engine family), the client's side of
 // tracking, pausing and swapping (meta.Tracker), not yet wired into
-// meta.Client. The record's encoding, the migrator (bulk copy, catch-up,
-// switch), DST's inode-replacing interface and the "moved" setting are not
+// meta.Client, and the bulk copy (BulkCopy). The record's encoding, the
+// announce and acknowledgement, the catch-up rounds with DST's
+// inode-replacing interface, the switch and the "moved" setting are not
 // written yet, and 'cairn migrate' is not a command until they are.
 package migrate
