@@ -100,11 +100,28 @@ type writer struct {
 	ops  int
 }
 
+// step makes one change; ENOENT (a directory removed meanwhile, a name
+// that is not there) is a result like any other.
 func (w *writer) step(ctx context.Context) error {
+	return ignore(w.change(ctx), meta.ErrNotFound)
+}
+
+func (w *writer) change(ctx context.Context) error {
 	w.ops++
 	dir := w.dirs[w.rand.IntN(len(w.dirs))]
 	name := fmt.Sprintf("f%d", w.rand.IntN(40))
-	switch w.rand.IntN(6) {
+	switch w.rand.IntN(8) {
+	case 6: // a hard link: a rename over one of them reports no replaced inode
+		ino, _, err := w.e.Lookup(ctx, dir, name)
+		if err != nil {
+			return ignore(err, meta.ErrNotFound)
+		}
+		to := w.dirs[w.rand.IntN(len(w.dirs))]
+		_, err = w.e.Link(ctx, meta.RootCred, ino, to, fmt.Sprintf("f%d", w.rand.IntN(40)))
+		return ignore(ignore(err, meta.ErrExists), meta.ErrNotFound)
+	case 7: // rmdir reports no inode at all
+		err := w.e.Rmdir(ctx, meta.RootCred, dir, fmt.Sprintf("d%d", w.rand.IntN(w.ops)))
+		return ignore(ignore(ignore(err, meta.ErrNotFound), meta.ErrNotEmpty), meta.ErrNotDir)
 	case 0:
 		ino, err := w.e.NextInodes(ctx, 1)
 		if err != nil {

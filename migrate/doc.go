@@ -50,16 +50,21 @@
 //     end P0, then dumps SRC (meta.Dumper: one snapshot S0) into DST
 //     (meta.Dumper.Restore; DST must be empty, as for 'cairn load').
 //
-//  4. Catch-up rounds. Round k reads the end Pk, then takes a snapshot Sk
-//     of SRC, and copies from Sk to DST the full state of every inode
-//     named by a post-mark in (Pk-1, Pk]: attributes, a directory's
-//     entries, the slice lists, the extended attributes, a symlink's
-//     target; an inode absent from Sk is removed from DST. When a
-//     directory's entries are copied, every child that appears in or
-//     disappears from it (compared with DST's copy) is copied too, so a
-//     mark only has to name the directories an operation touched for the
-//     children that came or went to follow. Rounds repeat until one copies
-//     fewer than a few thousand inodes.
+//  4. Catch-up rounds. Round k reads the end Pk, then copies to DST the
+//     present state of every inode named by a change in (Pk-1, Pk]:
+//     attributes, a directory's entries, the slice lists, the extended
+//     attributes, a symlink's target, read through SRC's ordinary engine
+//     calls after Pk was read (meta.InodeReplacer writes them into DST);
+//     an inode absent from SRC, or linked nowhere, is removed from DST.
+//     When a directory's entries are copied, every child that came into
+//     or left it (compared with DST's copy) is copied too, so a mark only
+//     has to name the directories an operation touched for the children
+//     that came or went to follow (an rmdir names no child; a rename over
+//     a file that keeps another link reports no replaced inode). Rounds
+//     repeat until one copies fewer than a few thousand inodes. The reads
+//     of one inode are not one snapshot: a change that lands among them
+//     has a post-mark above Pk, so a later round or the switch copies the
+//     inode again; the copy is exact once SRC is still.
 //
 //  5. Switch. The migrator sets the phase "pausing". Every client stops
 //     starting mutations, waits for those in flight, appends their
@@ -84,7 +89,7 @@
 // before S0 was taken, and S0 holds it — or after, and then it has a
 // pre-mark appended before it ran. If its post-mark is numbered s ≤ Pk for
 // a round k, M committed before the mark was appended, the mark before Pk
-// was read and Pk before Sk was taken: Sk holds M's effect, and round k
+// was read and Pk before round k read SRC: round k sees M's effect, and
 // copies every inode M changed (those it named, and through the directory
 // rule those it linked or unlinked). A later mutation of the same inodes
 // has a later post-mark and is copied again in a later round or at the
@@ -98,7 +103,9 @@
 // replace operation adds the references of an inode's new slice lists
 // before it drops those of the old ones, and a round's inodes are all
 // added before any is dropped: a slice reaches DST's dead-slice queue only
-// when no inode of the round's snapshot names it. The dead-slice deleters
+// when no inode of the round names it. (Today that holds within one
+// ReplaceInodes call, 100 inodes; a larger round must still add all its
+// references before it drops any — not written yet.) The dead-slice deleters
 // may go on meanwhile: a slice is dead only when nothing names it, and
 // slice ids are never reused, so deleting its blocks through SRC's queue
 // and again through DST's is harmless, and a live block is never deleted.
@@ -132,8 +139,10 @@
 // Only the first steps exist: the change log and migration record
 // (meta.ChangeLog, on every engine family), the client's side of
 // tracking, pausing and swapping (meta.Tracker), not yet wired into
-// meta.Client, and the bulk copy (BulkCopy). The record's encoding, the
-// announce and acknowledgement, the catch-up rounds with DST's
-// inode-replacing interface, the switch and the "moved" setting are not
-// written yet, and 'cairn migrate' is not a command until they are.
+// meta.Client, the bulk copy (BulkCopy) and the catch-up rounds
+// (CatchUpRound, CopyInodes) into a DST of the sql family
+// (meta.InodeReplacer). The record's encoding, the announce and
+// acknowledgement, the switch, the "moved" setting and InodeReplacer on
+// the redis and kv families are not written yet, and 'cairn migrate' is
+// not a command until they are.
 package migrate
