@@ -131,7 +131,7 @@ func (w *writer) change(ctx context.Context) error {
 		if err == nil {
 			w.dirs = append(w.dirs, ino)
 		}
-		return err
+		return ignore(err, meta.ErrExists) // another writer's name
 	case 1:
 		ino, err := w.e.NextInodes(ctx, 1)
 		if err != nil {

@@ -141,8 +141,11 @@
 // tracking, pausing and swapping (meta.Tracker), not yet wired into
 // meta.Client, the bulk copy (BulkCopy) and the catch-up rounds
 // (CatchUpRound, CopyInodes) into a DST of the sql family
-// (meta.InodeReplacer). The record's encoding, the announce and
-// acknowledgement, the switch, the "moved" setting and InodeReplacer on
-// the redis and kv families are not written yet, and 'cairn migrate' is
-// not a command until they are.
+// (meta.InodeReplacer), and the migrator's part of the switch (Finish:
+// the last changes, unfinished operations, counters, SRC marked moved,
+// which meta.CheckMoved refuses). Not written yet: the announce and the
+// acknowledgements through the record, meta.Client following the record
+// on its heartbeat (tracking, pausing, reopening on DST with its session,
+// orphans and locks), the deadline, InodeReplacer on the redis and kv
+// families; 'cairn migrate' is not a command until they are.
 package migrate
