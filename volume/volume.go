@@ -64,6 +64,10 @@ func OpenMeta(ctx context.Context, metaURL string, opts Options) (*Volume, error
 		eng.Close()
 		return nil, fmt.Errorf("read the volume at %s: %w", v.URL, err)
 	}
+	if err := meta.CheckMoved(ctx, eng); err != nil {
+		eng.Close()
+		return nil, fmt.Errorf("the volume at %s: %w", v.URL, err)
+	}
 	return v, nil
 }
 
