@@ -73,6 +73,7 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 		cloneTests(),
 		batchRemoveTests(),
 		changeLogTests(),
+		replaceTests(),
 	}
 	for _, g := range groups {
 		for _, tc := range g {
