@@ -85,6 +85,9 @@ func formatCommand() *cobra.Command {
 		if err != nil && !errors.Is(err, meta.ErrNotFormatted) {
 			return fmt.Errorf("read the volume at %s: %w", engines.Redact(metaURL), err)
 		}
+		if err := meta.CheckMoved(ctx, eng); exists && err != nil {
+			return fmt.Errorf("%s: %w", engines.Redact(metaURL), err)
+		}
 		if exists {
 			return fmt.Errorf("%s already holds volume %q (uuid %s); change its settings with 'cairn config %s', or remove it with 'cairn destroy'", engines.Redact(metaURL), old.Name, old.UUID, engines.Redact(metaURL))
 		}
