@@ -93,7 +93,7 @@ func BenchmarkDumpLoad(b *testing.B) {
 		b.Run("redis", func(b *testing.B) {
 			srv := testenv.Redis(b)
 			dbs := map[string]int{"src": 0, "dstjson": 1, "dstbinary": 2}
-			benchEngine(b, n, func(name string) string { return srv.URL(dbs[name]) })
+			benchEngineOnServer(b, n, func(name string) string { return srv.URL(dbs[name]) }, redisCPU(b, srv))
 		})
 	}
 	if strings.Contains(servers, "postgres") {
@@ -122,6 +122,13 @@ func BenchmarkDumpLoad(b *testing.B) {
 // benchEngine builds the synthetic volume in url("src"), dumps it in
 // both forms and loads each dump into url("dst" + form).
 func benchEngine(b *testing.B, n uint64, url func(name string) string) {
+	benchEngineOnServer(b, n, url, nil)
+}
+
+// benchEngineOnServer is benchEngine that also logs the CPU time each
+// dump and load cost this process and, where serverCPU is set, the server.
+func benchEngineOnServer(b *testing.B, n uint64, url func(name string) string, serverCPU func() time.Duration) {
+	clock := cpuClock{server: serverCPU}
 	ctx := context.Background()
 	dir := b.TempDir()
 	src := open(b, url("src"))
@@ -137,7 +144,7 @@ func benchEngine(b *testing.B, n uint64, url func(name string) string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		start := time.Now()
+		start, cpu := time.Now(), clock.now()
 		w, _ := NewWriter(file, Options{Binary: binary})
 		if err := dumper(b, src).Dump(ctx, w); err != nil {
 			b.Fatal(err)
@@ -148,14 +155,14 @@ func benchEngine(b *testing.B, n uint64, url func(name string) string) {
 		if err := file.Close(); err != nil {
 			b.Fatal(err)
 		}
-		dumpTime := time.Since(start)
+		dumpTime, dumpCPU := time.Since(start), clock.since(cpu)
 		st, _ := os.Stat(path)
 		dst := open(b, url("dst"+form))
 		file, err = os.Open(path)
 		if err != nil {
 			b.Fatal(err)
 		}
-		start = time.Now()
+		start, cpu = time.Now(), clock.now()
 		r, err := NewReader(file, path)
 		if err != nil {
 			b.Fatal(err)
@@ -163,13 +170,13 @@ func benchEngine(b *testing.B, n uint64, url func(name string) string) {
 		if err := dumper(b, dst).Restore(ctx, r); err != nil {
 			b.Fatal(err)
 		}
-		loadTime := time.Since(start)
+		loadTime, loadCPU := time.Since(start), clock.since(cpu)
 		r.Close()
 		file.Close()
 		dst.Close()
 		b.ReportMetric(inodes/dumpTime.Seconds(), "dump-"+form+"-inodes/s")
 		b.ReportMetric(inodes/loadTime.Seconds(), "load-"+form+"-inodes/s")
-		b.Logf("%s: %d inodes, dump %v (%d bytes), load %v", form, uint64(inodes), dumpTime.Round(time.Millisecond), st.Size(), loadTime.Round(time.Millisecond))
+		b.Logf("%s: %d inodes, dump %v (%d bytes; %s), load %v (%s)", form, uint64(inodes), dumpTime.Round(time.Millisecond), st.Size(), dumpCPU, loadTime.Round(time.Millisecond), loadCPU)
 	}
 }
 
