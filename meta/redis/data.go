@@ -25,7 +25,7 @@ func (e *Engine) Read(ctx context.Context, ino meta.Ino, idx uint32) ([]meta.Sli
 }
 
 func (e *Engine) chunkKey(ino meta.Ino, idx uint32) string {
-	return fmt.Sprintf("%s:c%d:%d", e.prefix, ino, idx)
+	return e.prefix + ":c" + strconv.FormatUint(uint64(ino), 10) + ":" + strconv.FormatUint(uint64(idx), 10)
 }
 
 // Write appends a slice record and extends the file, see meta.Engine.

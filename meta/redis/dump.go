@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -18,7 +19,7 @@ import (
 var _ meta.Dumper = (*Engine)(nil)
 
 const (
-	dumpBatch = 512  // inodes read per pipeline
+	dumpBatch = 1024 // inodes read per pipeline
 	dirPage   = 1024 // entries read per request
 )
 
@@ -131,39 +132,32 @@ func (d *dumpWalk) listDir(dir meta.Ino) error {
 }
 
 // readInodes emits the pending inodes with their symlink targets, xattrs
-// and chunks, in two pipelines, and queues the directories among them.
+// and chunks, and queues the directories among them. It costs three round
+// trips and as few commands as the types allow: one MGET for all the
+// attributes, then an HGETALL per inode, an SMEMBERS per file and a GET
+// per symlink, then an LRANGE per chunk. Redis spends more per command
+// than per key, so the commands, not the round trips, are what counts.
 func (d *dumpWalk) readInodes() error {
 	inos := d.pending
 	if len(inos) == 0 {
 		return nil
 	}
-	d.pending = nil
+	d.pending = d.pending[:0]
 	e := d.e
-	pipe := e.rdb.Pipeline()
-	attrs := make([]*goredis.StringCmd, len(inos))
-	targets := make([]*goredis.StringCmd, len(inos))
-	xattrs := make([]*goredis.MapStringStringCmd, len(inos))
-	chunkSets := make([]*goredis.StringSliceCmd, len(inos))
+	keys := make([]string, len(inos))
 	for i, ino := range inos {
-		attrs[i] = pipe.Get(d.ctx, e.key("i", uint64(ino)))
-		targets[i] = pipe.Get(d.ctx, e.key("s", uint64(ino)))
-		xattrs[i] = pipe.HGetAll(d.ctx, e.key("x", uint64(ino)))
-		chunkSets[i] = pipe.SMembers(d.ctx, e.key("cl", uint64(ino)))
+		keys[i] = e.key("i", uint64(ino))
 	}
-	if _, err := pipe.Exec(d.ctx); err != nil && !errors.Is(err, goredis.Nil) {
+	values, err := e.rdb.MGet(d.ctx, keys...).Result()
+	if err != nil {
 		return err
 	}
-	type chunkRef struct {
-		ino meta.Ino
-		idx uint32
-		cmd *goredis.StringSliceCmd
-	}
-	var chunks []chunkRef
-	pipe = e.rdb.Pipeline()
+	attrs := make([]meta.Attr, 0, len(inos))
+	read := inos[:0:0]
 	for i, ino := range inos {
-		raw, err := attrs[i].Result()
-		if err != nil {
-			return fmt.Errorf("inode %d is named by a directory entry but has no attributes: %w", ino, err)
+		raw, ok := values[i].(string)
+		if !ok {
+			return fmt.Errorf("inode %d is named by a directory entry but has no attributes", ino)
 		}
 		a, err := decodeAttr(raw)
 		if err != nil {
@@ -175,17 +169,47 @@ func (d *dumpWalk) readInodes() error {
 			}
 			d.linked[ino] = true
 		}
-		d.rec = meta.DumpRecord{Kind: meta.DumpInode, Ino: ino, Attr: a}
+		attrs = append(attrs, a)
+		read = append(read, ino)
+	}
+	pipes := d.pipes()
+	targets := make([]*goredis.StringCmd, len(read))
+	xattrs := make([]*goredis.MapStringStringCmd, len(read))
+	chunkSets := make([]*goredis.StringSliceCmd, len(read))
+	for i, ino := range read {
+		pipe := pipes[i%len(pipes)]
+		xattrs[i] = pipe.HGetAll(d.ctx, e.key("x", uint64(ino)))
+		switch attrs[i].Type {
+		case meta.TypeSymlink:
+			targets[i] = pipe.Get(d.ctx, e.key("s", uint64(ino)))
+		case meta.TypeFile:
+			chunkSets[i] = pipe.SMembers(d.ctx, e.key("cl", uint64(ino)))
+		}
+	}
+	if err := d.exec(pipes); err != nil {
+		return err
+	}
+	type chunkRef struct {
+		ino meta.Ino
+		idx uint32
+		cmd *goredis.StringSliceCmd
+	}
+	var chunks []chunkRef
+	pipes = d.pipes()
+	for i, ino := range read {
+		d.rec = meta.DumpRecord{Kind: meta.DumpInode, Ino: ino, Attr: attrs[i]}
 		if err := d.w.Record(&d.rec); err != nil {
 			return err
 		}
-		if a.Type == meta.TypeDirectory {
+		if attrs[i].Type == meta.TypeDirectory {
 			d.dirs = append(d.dirs, ino)
 		}
-		if target, err := targets[i].Result(); err == nil {
-			d.rec = meta.DumpRecord{Kind: meta.DumpSymlink, Ino: ino, Target: target}
-			if err := d.w.Record(&d.rec); err != nil {
-				return err
+		if targets[i] != nil {
+			if target, err := targets[i].Result(); err == nil {
+				d.rec = meta.DumpRecord{Kind: meta.DumpSymlink, Ino: ino, Target: target}
+				if err := d.w.Record(&d.rec); err != nil {
+					return err
+				}
 			}
 		}
 		for name, value := range xattrs[i].Val() {
@@ -194,30 +218,34 @@ func (d *dumpWalk) readInodes() error {
 				return err
 			}
 		}
+		if chunkSets[i] == nil {
+			continue
+		}
 		for _, member := range chunkSets[i].Val() {
 			idx, err := strconv.ParseUint(member, 10, 32)
 			if err != nil {
 				return fmt.Errorf("inode %d: corrupt chunk index %q", ino, member)
 			}
 			chunks = append(chunks, chunkRef{ino: ino, idx: uint32(idx),
-				cmd: pipe.LRange(d.ctx, fmt.Sprintf("%s:c%d:%d", e.prefix, ino, idx), 0, -1)})
+				cmd: pipes[len(chunks)%len(pipes)].LRange(d.ctx, e.chunkKey(ino, uint32(idx)), 0, -1)})
 		}
 	}
 	if len(chunks) == 0 {
 		return nil
 	}
-	if _, err := pipe.Exec(d.ctx); err != nil {
+	if err := d.exec(pipes); err != nil {
 		return err
 	}
+	var list []meta.Slice
 	for _, c := range chunks {
 		raw := c.cmd.Val()
-		list := make([]meta.Slice, len(raw))
-		for i, r := range raw {
+		list = list[:0]
+		for _, r := range raw {
 			s, err := meta.DecodeSliceRecord([]byte(r))
 			if err != nil {
 				return fmt.Errorf("chunk %d of inode %d: %w", c.idx, c.ino, err)
 			}
-			list[i] = s
+			list = append(list, s)
 		}
 		d.rec = meta.DumpRecord{Kind: meta.DumpChunk, Ino: c.ino, Index: c.idx, Slices: list}
 		if err := d.w.Record(&d.rec); err != nil {
@@ -225,6 +253,35 @@ func (d *dumpWalk) readInodes() error {
 		}
 	}
 	return nil
+}
+
+// dumpPipes is how many pipelines a dump sends at once, each on a
+// connection of its own: while the server works through one, the client
+// writes another or reads its replies.
+const dumpPipes = 2
+
+func (d *dumpWalk) pipes() []goredis.Pipeliner {
+	pipes := make([]goredis.Pipeliner, dumpPipes)
+	for i := range pipes {
+		pipes[i] = d.e.rdb.Pipeline()
+	}
+	return pipes
+}
+
+// exec sends pipes at once and waits for all their replies. A missing
+// key (a symlink without its target) is not an error.
+func (d *dumpWalk) exec(pipes []goredis.Pipeliner) error {
+	errs := make([]error, len(pipes))
+	var wg sync.WaitGroup
+	for i, pipe := range pipes {
+		wg.Go(func() {
+			if _, err := pipe.Exec(d.ctx); err != nil && !errors.Is(err, goredis.Nil) {
+				errs[i] = err
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func (d *dumpWalk) deadSlices() error {
@@ -275,6 +332,7 @@ func (e *Engine) Restore(ctx context.Context, r meta.DumpReader) error {
 
 func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 	w := newRestoreWriter(ctx, e.rdb, e.prefix+":refs")
+	defer w.close()
 	tally := meta.NewRestoreTally()
 	firstRef := func(s meta.Slice) error { return w.ref(strconv.FormatUint(s.ID, 10), 1) }
 	for {
@@ -306,7 +364,7 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 				list[i] = meta.AppendSliceRecord(nil, s)
 			}
 			if len(list) > 0 {
-				chunk := fmt.Sprintf("%s:c%d:%d", e.prefix, ino, rec.Index)
+				chunk := e.chunkKey(rec.Ino, rec.Index)
 				if err = w.do(len(list)+1, func(p goredis.Pipeliner) { p.RPush(ctx, chunk, list...) }); err == nil {
 					index := rec.Index
 					err = w.do(2, func(p goredis.Pipeliner) { p.SAdd(ctx, e.key("cl", ino), index) })
@@ -322,6 +380,11 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 		if err != nil {
 			return err
 		}
+	}
+	// The shared slices' counts replace the first ones, which must have
+	// reached the server before.
+	if err := w.flush(); err != nil {
+		return err
 	}
 	err := tally.Shared(func(s meta.SharedSlice) error { return w.ref(strconv.FormatUint(s.ID, 10), s.Refs) })
 	if err != nil {

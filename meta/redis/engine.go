@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -76,5 +77,5 @@ func (e *Engine) Close() error { return e.rdb.Close() }
 
 // key names a key of the volume; the scripts build the same names.
 func (e *Engine) key(kind string, n uint64) string {
-	return fmt.Sprintf("%s:%s%d", e.prefix, kind, n)
+	return e.prefix + ":" + kind + strconv.FormatUint(n, 10)
 }

@@ -2,6 +2,7 @@ package redis
 
 import (
 	"context"
+	"sync"
 
 	goredis "github.com/redis/go-redis/v9"
 )
@@ -13,8 +14,17 @@ import (
 // Commands that name a key of their own (a chunk's list, an inode's chunk
 // set) go as they come. Nothing is visible in order: the caller flushes
 // before what must come last.
+//
+// A full pipeline goes to one of restoreSenders goroutines, each on a
+// connection of its own, while the caller fills the next: the server
+// works on one pipeline while the client encodes the next and reads the
+// replies of another, so that a load keeps both cores of a small machine
+// busy. Pipelines in flight at once may run in any order; flush waits for
+// all of them, so what is written after a flush comes after what came
+// before it. close must be called once the writer is done with.
 type restoreWriter struct {
 	ctx      context.Context
+	rdb      *goredis.Client
 	pipe     goredis.Pipeliner
 	commands int // in pipe, not yet sent
 	words    int // arguments in pipe, not yet sent
@@ -23,6 +33,12 @@ type restoreWriter struct {
 	entries  []any
 	refsKey  string
 	refs     []any
+
+	sending  chan goredis.Pipeliner
+	inFlight sync.WaitGroup // pipelines sent and not yet answered
+	senders  sync.WaitGroup
+	mu       sync.Mutex
+	failed   error // the first error of a pipeline sent
 }
 
 const (
@@ -31,10 +47,46 @@ const (
 	groupWords   = 1024
 	pipeWords    = 64 << 10
 	pipeCommands = 2048
+	// restoreSenders is how many pipelines may be in flight at once.
+	restoreSenders = 2
 )
 
 func newRestoreWriter(ctx context.Context, rdb *goredis.Client, refsKey string) *restoreWriter {
-	return &restoreWriter{ctx: ctx, pipe: rdb.Pipeline(), refsKey: refsKey}
+	w := &restoreWriter{ctx: ctx, rdb: rdb, pipe: rdb.Pipeline(), refsKey: refsKey, sending: make(chan goredis.Pipeliner)}
+	w.senders.Add(restoreSenders)
+	for range restoreSenders {
+		go w.sender()
+	}
+	return w
+}
+
+// sender executes the pipelines handed to it until close.
+func (w *restoreWriter) sender() {
+	defer w.senders.Done()
+	for pipe := range w.sending {
+		if _, err := pipe.Exec(w.ctx); err != nil {
+			w.mu.Lock()
+			if w.failed == nil {
+				w.failed = err
+			}
+			w.mu.Unlock()
+		}
+		w.inFlight.Done()
+	}
+}
+
+// err is the first error of a pipeline already answered.
+func (w *restoreWriter) err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.failed
+}
+
+// close waits for the pipelines in flight and ends the senders; nothing
+// the writer was given reaches the server after it returns.
+func (w *restoreWriter) close() {
+	close(w.sending)
+	w.senders.Wait()
 }
 
 // set sets a plain value.
@@ -115,14 +167,25 @@ func (w *restoreWriter) sendRefs() error {
 	return w.queued(n)
 }
 
-// send sends the pipeline.
+// send hands the pipeline to a sender, once one is free, and starts a
+// new one. It returns the error of a pipeline sent before, if any failed.
 func (w *restoreWriter) send() error {
+	if err := w.err(); err != nil {
+		return err
+	}
 	if w.commands == 0 {
 		return nil
 	}
 	w.commands, w.words = 0, 0
-	_, err := w.pipe.Exec(w.ctx)
-	return err
+	w.inFlight.Add(1)
+	select {
+	case w.sending <- w.pipe:
+	case <-w.ctx.Done():
+		w.inFlight.Done()
+		return w.ctx.Err()
+	}
+	w.pipe = w.rdb.Pipeline()
+	return nil
 }
 
 // flush sends everything written so far, gathered or not, and waits for
@@ -133,5 +196,6 @@ func (w *restoreWriter) flush() error {
 			return err
 		}
 	}
-	return nil
+	w.inFlight.Wait()
+	return w.err()
 }
