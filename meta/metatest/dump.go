@@ -38,6 +38,7 @@ func RunDump(t *testing.T, openRaw func(t *testing.T) meta.Engine) {
 		populate(x)
 		first := dumpRecords(t, dumper(t, x.e))
 		first.matches(t, x.e)
+		first.holdsAllOf(t, populated)
 		want := first.without(x.orphans)
 		if len(first.records) != len(want.records) {
 			t.Errorf("the dump holds records of orphans %v", x.orphans)
@@ -146,6 +147,22 @@ func populate(x *env) {
 	open := x.create(meta.RootIno, "open")
 	x.write(open, 0, 0, 10)
 	x.unlink(meta.RootIno, "open") // an orphan of x.sid: left out of a dump
+}
+
+// populated is how many records of each kind a dump of what populate
+// made holds: matches checks the records there are, this that none is
+// missing.
+var populated = map[meta.DumpKind]int{
+	meta.DumpInode: 59, meta.DumpEntry: 59, meta.DumpSymlink: 2, meta.DumpXattr: 3, meta.DumpChunk: 2,
+}
+
+func (s *recordSet) holdsAllOf(t *testing.T, want map[meta.DumpKind]int) {
+	t.Helper()
+	for kind, n := range want {
+		if got := s.count(kind); got != n {
+			t.Errorf("the dump holds %d records of kind %d, want %d", got, kind, n)
+		}
+	}
 }
 
 // matches checks each record against what the engine's own methods say,
