@@ -74,9 +74,11 @@ type Client struct {
 	usageAt time.Time
 
 	trash trashState
+	stats *dirStats
 
-	stop chan struct{}
-	done chan struct{}
+	stop      chan struct{}
+	done      chan struct{}
+	statsDone chan struct{}
 }
 
 // NewClient wraps eng, behind Checked's argument checks whoever opened
@@ -92,6 +94,7 @@ func NewClient(eng Engine, cfg ClientConfig) *Client {
 		metrics: NewMetrics(),
 		open:    make(map[Ino]*openInode),
 		links:   make(map[Ino]string),
+		stats:   newDirStats(eng),
 	}
 	c.inodes = &idPool{batch: cfg.InodeBatch, fetch: func(ctx context.Context, n uint64) (uint64, error) {
 		defer c.observe("next_inodes", time.Now())

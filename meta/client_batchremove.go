@@ -35,6 +35,7 @@ func (c *Client) removeEntries(ctx context.Context, remover BatchRemover, cred C
 	for len(names) > 0 {
 		batch := names[:min(len(names), BatchRemoveLimit)]
 		names = names[len(batch):]
+		space := c.cachedSpace(batch, inos)
 		start := now()
 		c.attrs.beginChange(dir)
 		r, err := remover.RemoveEntries(ctx, cred, dir, batch, c.Session())
@@ -48,6 +49,7 @@ func (c *Client) removeEntries(ctx context.Context, remover BatchRemover, cred C
 			return removed, err
 		}
 		c.invalidateUsage()
+		c.countRemoved(dir, space, len(batch), r.Removed)
 		removed += r.Removed
 		for _, ino := range r.Orphans {
 			if err := c.releaseOrphan(ctx, c.Session(), ino); err != nil {

@@ -184,4 +184,5 @@ func (c *Client) entryTTL(a *Attr) time.Duration {
 // remember caches what an engine call returned about ino.
 func (c *Client) remember(ino Ino, a Attr) {
 	c.attrs.put(ino, a, c.cfg.AttrTimeout)
+	c.stats.saw(ino, &a)
 }

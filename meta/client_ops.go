@@ -56,6 +56,7 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 		return 0, Attr{}, err
 	}
 	c.remember(ino, a)
+	c.stats.reached(parent, ino, &a)
 	c.entries.put(parent, name, ino, c.entryTTL(&a))
 	return ino, a, nil
 }
@@ -112,19 +113,27 @@ func (c *Client) SetAttr(ctx context.Context, cred Cred, ino Ino, set SetAttr) (
 
 // Truncate sets a regular file's length.
 func (c *Client) Truncate(ctx context.Context, cred Cred, ino Ino, length uint64) (Attr, error) {
+	before, known := c.attrs.peek(ino)
 	start := now()
 	a, err := c.eng.Truncate(ctx, cred, ino, length)
 	c.observe("truncate", start)
 	c.invalidateUsage()
+	if err == nil {
+		c.stats.resized(ino, &a, before.Length, known, false)
+	}
 	return c.afterAttr(ino, a, err)
 }
 
 // Fallocate allocates, punches or zeroes a range of a regular file.
 func (c *Client) Fallocate(ctx context.Context, cred Cred, ino Ino, mode uint8, off, size uint64) (Attr, error) {
+	before, known := c.attrs.peek(ino)
 	start := now()
 	a, err := c.eng.Fallocate(ctx, cred, ino, mode, off, size)
 	c.observe("fallocate", start)
 	c.invalidateUsage()
+	if err == nil {
+		c.stats.resized(ino, &a, before.Length, known, false)
+	}
 	return c.afterAttr(ino, a, err)
 }
 
@@ -163,6 +172,8 @@ func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, 
 	}
 	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterAdd(p, a) })
 	c.invalidateUsage()
+	c.stats.add(parent, entryOf(&a))
+	c.stats.reached(parent, ino, &a)
 	c.remember(ino, a)
 	c.entries.put(parent, name, ino, c.entryTTL(&a))
 	if typ == TypeSymlink {
@@ -188,6 +199,8 @@ func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name 
 		return Attr{}, err
 	}
 	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterAdd(p, a) })
+	c.stats.add(parent, entryOf(&a))
+	c.stats.reached(parent, ino, &a)
 	c.remember(ino, a)
 	c.entries.put(parent, name, ino, c.entryTTL(&a))
 	return a, nil
@@ -208,6 +221,8 @@ func (c *Client) unlink(ctx context.Context, cred Cred, parent Ino, name string)
 	}
 	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterUnlink(p, a) })
 	c.invalidateUsage()
+	c.stats.add(parent, negative(entryOf(&a)))
+	c.stats.forgetParent(parent, ino)
 	if deleted {
 		c.attrs.drop(ino)
 		return ino, a, nil
@@ -229,6 +244,8 @@ func (c *Client) rmdir(ctx context.Context, cred Cred, parent Ino, name string) 
 	c.attrs.drop(parent, ino)
 	if err == nil {
 		c.invalidateUsage()
+		c.stats.add(parent, DirStat{Inodes: -1})
+		c.stats.gone(ino)
 	}
 	return err
 }
@@ -237,6 +254,7 @@ func (c *Client) rmdir(ctx context.Context, cred Cred, parent Ino, name string) 
 // replaced is the inode that lost its last link to the move, if any.
 func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (moved Ino, attr Attr, replaced Ino, err error) {
 	old, _ := c.entries.get(dstParent, dstName)
+	counted := c.renameCounts(ctx, dstParent, dstName, old, flags)
 	start := now()
 	moved, attr, replaced, err = c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, c.Session())
 	c.observe("rename", start)
@@ -247,6 +265,7 @@ func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 		return 0, Attr{}, 0, err
 	}
 	c.attrs.drop(moved)
+	counted(moved, &attr, srcParent)
 	if flags&RenameExchange == 0 {
 		c.entries.put(dstParent, dstName, moved, c.entryTTL(&attr))
 	}
@@ -299,6 +318,7 @@ func (c *Client) Readdir(ctx context.Context, ino Ino, after string, limit int, 
 		for _, e := range es {
 			if e.Attr != nil {
 				c.remember(e.Ino, *e.Attr)
+				c.stats.reached(ino, e.Ino, e.Attr)
 				c.entries.put(ino, e.Name, e.Ino, c.entryTTL(e.Attr))
 			}
 		}
@@ -314,6 +334,7 @@ func (c *Client) Read(ctx context.Context, ino Ino, idx uint32) ([]Slice, error)
 
 // Write commits slice s (already stored) to chunk idx of ino.
 func (c *Client) Write(ctx context.Context, ino Ino, idx uint32, s Slice, mtime int64) (Attr, int, error) {
+	before, known := c.attrs.peek(ino)
 	start := now()
 	a, n, err := c.eng.Write(ctx, ino, idx, s, mtime)
 	c.observe("write", start)
@@ -322,6 +343,7 @@ func (c *Client) Write(ctx context.Context, ino Ino, idx uint32, s Slice, mtime 
 		return Attr{}, 0, err
 	}
 	c.invalidateUsage()
+	c.stats.resized(ino, &a, before.Length, known, true)
 	c.remember(ino, a)
 	return a, n, nil
 }

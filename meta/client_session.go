@@ -18,10 +18,11 @@ func (c *Client) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("register session: %w", err)
 	}
-	stop, done := make(chan struct{}), make(chan struct{})
+	stop, done, statsDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	c.mu.Lock()
-	c.sid, c.stop, c.done = sid, stop, done
+	c.sid, c.stop, c.done, c.statsDone = sid, stop, done, statsDone
 	c.mu.Unlock()
+	go c.flushDirStatsLoop(stop, statsDone)
 	c.cleanStale(ctx)
 	c.loadTrashDays(ctx)
 	go c.heartbeat(stop, done)
@@ -74,7 +75,7 @@ func (c *Client) cleanStale(ctx context.Context) {
 // orphans and locks. It does not close the engine.
 func (c *Client) Close(ctx context.Context) error {
 	c.mu.Lock()
-	stop, done, sid := c.stop, c.done, c.sid
+	stop, done, statsDone, sid := c.stop, c.done, c.statsDone, c.sid
 	c.stop, c.sid = nil, 0
 	c.mu.Unlock()
 	if stop == nil {
@@ -82,7 +83,11 @@ func (c *Client) Close(ctx context.Context) error {
 	}
 	close(stop)
 	<-done
+	<-statsDone
 	c.trash.jobs.Wait()
+	if err := c.FlushDirStats(ctx); err != nil {
+		slog.Warn("flush directory statistics at close", "err", err)
+	}
 	if err := c.eng.CloseSession(ctx, sid); err != nil {
 		return fmt.Errorf("close session %d: %w", sid, err)
 	}

@@ -105,6 +105,7 @@ func (c *Client) makeTrashDir(ctx context.Context, parent Ino, name string, ino 
 	_, err := c.eng.Mknod(ctx, RootCred, parent, name, ino, TypeDirectory, mode, 0, "")
 	if err == nil {
 		c.attrs.drop(parent)
+		c.stats.add(parent, DirStat{Inodes: 1})
 		return nil
 	}
 	if !errors.Is(err, ErrExists) {

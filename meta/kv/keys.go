@@ -28,6 +28,7 @@ import (
 //	Q<ino><time>           slice records cut off by a truncate, to release
 //	Z<slice id>            dead slice: its size
 //	W                      scratch key of the floor probes (floor.go)
+//	T<ino>                 directory statistics (dirstats.go)
 const (
 	tagFormat   = 'F'
 	tagCounter  = 'N'

@@ -74,6 +74,7 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 		batchRemoveTests(),
 		changeLogTests(),
 		replaceTests(),
+		dirStatsTests(),
 	}
 	for _, g := range groups {
 		for _, tc := range g {

@@ -57,6 +57,9 @@ type Engine struct {
 
 	roundTrips atomic.Uint64
 	retries    atomic.Uint64
+	// dirStatsTable is set once cairn_dirstat is known to exist
+	// (dirstats.go): volumes formatted before it have none.
+	dirStatsTable atomic.Bool
 	// connected is set once the database has answered, after which a lost
 	// connection is worth waiting for (a restarting server) instead of
 	// failing at once (a wrong address).

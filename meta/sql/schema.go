@@ -48,6 +48,7 @@ var tables = []table{
 	{name: "cairn_plock", columns: "ino {INT} NOT NULL, sid {INT} NOT NULL, owner {INT} NOT NULL, ranges {BLOB} NOT NULL, " +
 		"PRIMARY KEY (ino, sid, owner)", index: "sid"},
 	changeTable,
+	dirStatTable,
 }
 
 // ddl is the statements creating table t in dialect d.

@@ -1,0 +1,239 @@
+package meta
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// DirStatsInterval is how often a Client writes the directory statistics
+// it summed (see dirstats.go): the most they lag behind its changes.
+const DirStatsInterval = time.Second
+
+// dirStats is a Client's share of the directory statistics: the sums of
+// its changes not yet written, and what it needs to attribute a file's
+// growth to a directory.
+type dirStats struct {
+	store DirStatStore // nil: the engine keeps no statistics
+
+	mu      sync.Mutex
+	pending map[Ino]DirStat
+	removed []Ino
+	parents map[Ino]Ino    // the directory a file was last reached through
+	lengths map[Ino]uint64 // a file's length as this client last knew it
+	flushMu sync.Mutex     // one flush at a time, so that sums stay in order
+}
+
+// dirStatsMapLimit bounds the parents and lengths maps: past it they are
+// emptied, and the growth of files reached before is not counted until
+// fsck --repair (they are found again on their next look-up).
+const dirStatsMapLimit = 1 << 20
+
+func newDirStats(eng Engine) *dirStats {
+	s := &dirStats{pending: map[Ino]DirStat{}, parents: map[Ino]Ino{}, lengths: map[Ino]uint64{}}
+	s.store, _ = Capability[DirStatStore](eng)
+	return s
+}
+
+// on reports whether the engine keeps statistics.
+func (s *dirStats) on() bool { return s.store != nil }
+
+// add sums d into dir's pending change.
+func (s *dirStats) add(dir Ino, d DirStat) {
+	if !s.on() || dir == 0 || d == (DirStat{}) {
+		return
+	}
+	s.mu.Lock()
+	s.pending[dir] = s.pending[dir].Add(d)
+	s.mu.Unlock()
+}
+
+// entryOf is what an entry with attributes a adds to its directory.
+func entryOf(a *Attr) DirStat {
+	return DirStat{Space: int64(SpaceOf(a)), Inodes: 1}
+}
+
+func negative(d DirStat) DirStat { return DirStat{Space: -d.Space, Inodes: -d.Inodes} }
+
+// reached records that file ino with attributes a was reached through
+// directory dir.
+func (s *dirStats) reached(dir, ino Ino, a *Attr) {
+	if !s.on() || a.IsDir() {
+		return
+	}
+	s.mu.Lock()
+	if len(s.parents) > dirStatsMapLimit {
+		s.parents = map[Ino]Ino{}
+	}
+	s.parents[ino] = dir
+	s.mu.Unlock()
+}
+
+// forgetParent drops ino's directory when it was dir (that name is gone).
+func (s *dirStats) forgetParent(dir, ino Ino) {
+	if !s.on() {
+		return
+	}
+	s.mu.Lock()
+	if s.parents[ino] == dir {
+		delete(s.parents, ino)
+	}
+	s.mu.Unlock()
+}
+
+// saw records a file's length as read or written by this client.
+func (s *dirStats) saw(ino Ino, a *Attr) {
+	if !s.on() || a.Type != TypeFile {
+		return
+	}
+	s.mu.Lock()
+	if len(s.lengths) > dirStatsMapLimit {
+		s.lengths = map[Ino]uint64{}
+	}
+	s.lengths[ino] = a.Length
+	s.mu.Unlock()
+}
+
+// resized counts the change of file ino's length to a.Length in the
+// directory it was reached through. before is its length before the
+// change when the client knew it (from the attribute cache). growOnly is
+// for Write, which never shortens a file: a smaller length then is an
+// older answer than one already counted.
+func (s *dirStats) resized(ino Ino, a *Attr, before uint64, known, growOnly bool) {
+	if !s.on() || a.Type != TypeFile {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.lengths[ino]
+	if !ok {
+		if !known {
+			s.lengths[ino] = a.Length
+			return
+		}
+		old = before
+	}
+	if growOnly && a.Length <= old {
+		return
+	}
+	s.lengths[ino] = a.Length
+	dir := s.parents[ino]
+	if dir == 0 {
+		return
+	}
+	was := Attr{Type: TypeFile, Length: old}
+	d := DirStat{Space: int64(SpaceOf(a)) - int64(SpaceOf(&was))}
+	if d.Space != 0 {
+		s.pending[dir] = s.pending[dir].Add(d)
+	}
+}
+
+// gone records that directory ino was removed: its statistics go at the
+// next flush.
+func (s *dirStats) gone(ino Ino) {
+	if !s.on() || ino == 0 {
+		return
+	}
+	s.mu.Lock()
+	delete(s.pending, ino)
+	s.removed = append(s.removed, ino)
+	s.mu.Unlock()
+}
+
+// flush writes the pending sums in one call. On failure they are put back
+// to be written with the next flush.
+func (s *dirStats) flush(ctx context.Context) error {
+	if !s.on() {
+		return nil
+	}
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	s.mu.Lock()
+	deltas, removed := s.pending, s.removed
+	s.pending, s.removed = map[Ino]DirStat{}, nil
+	s.mu.Unlock()
+	if len(deltas) == 0 && len(removed) == 0 {
+		return nil
+	}
+	err := s.store.AddDirStats(ctx, deltas, removed)
+	if err == nil {
+		return nil
+	}
+	s.mu.Lock()
+	for dir, d := range deltas {
+		s.pending[dir] = s.pending[dir].Add(d)
+	}
+	s.removed = append(s.removed, removed...)
+	s.mu.Unlock()
+	return fmt.Errorf("write directory statistics: %w", err)
+}
+
+// unflushed returns dir's sum not yet written.
+func (s *dirStats) unflushed(dir Ino) DirStat {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pending[dir]
+}
+
+// FlushDirStats writes the directory statistics this client has summed
+// and not yet written; a no-op on an engine without statistics.
+func (c *Client) FlushDirStats(ctx context.Context) error {
+	defer c.observe("flush_dir_stats", now())
+	return c.stats.flush(ctx)
+}
+
+// DirStatsOn reports whether the engine keeps directory statistics.
+func (c *Client) DirStatsOn() bool { return c.stats.on() }
+
+// flushDirStatsLoop writes the statistics every DirStatsInterval until
+// stop closes.
+func (c *Client) flushDirStatsLoop(stop, done chan struct{}) {
+	defer close(done)
+	if !c.stats.on() {
+		return
+	}
+	t := time.NewTicker(DirStatsInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*DirStatsInterval)
+		if err := c.FlushDirStats(ctx); err != nil {
+			slog.Warn("flush directory statistics", "err", err)
+		}
+		cancel()
+	}
+}
+
+// cachedSpace is the space of the files names (inos by name) as the
+// attribute cache has them.
+func (c *Client) cachedSpace(names []string, inos map[string]Ino) int64 {
+	var space int64
+	for _, name := range names {
+		if a, ok := c.attrs.peek(inos[name]); ok {
+			space += int64(SpaceOf(&a))
+		}
+	}
+	return space
+}
+
+// countRemoved counts a batch removal from dir of names names holding
+// space (cachedSpace), of which removed existed. A name not cached, or a
+// batch where some names were already gone, counts its inodes only, and
+// fsck --repair corrects the space (rmr removes the directory itself
+// next, with its statistics).
+func (c *Client) countRemoved(dir Ino, space int64, names, removed int) {
+	if !c.stats.on() {
+		return
+	}
+	d := DirStat{Inodes: -int64(removed)}
+	if removed == names {
+		d.Space = -space
+	}
+	c.stats.add(dir, d)
+}

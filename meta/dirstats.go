@@ -1,0 +1,68 @@
+package meta
+
+import "context"
+
+// Directory statistics: for every directory, the space and the inodes of
+// the entries directly in it (a subdirectory counts one inode and no
+// space; what is below it counts in its own statistics). A tree's totals
+// are the sum over its directories, which is how summary and quotas read
+// them without visiting files.
+//
+// How current they are: the statistics are not written in the
+// transaction of each change, which would add a round trip per create,
+// write and unlink on Redis, PostgreSQL and MySQL. Instead Client sums
+// the changes it makes per directory and writes the sums in one call
+// every DirStatsInterval (1 s) and at Close (client_dirstats.go). A
+// directory's statistics are therefore at most one interval behind what
+// the live clients did, and exact once they have flushed. A client that
+// dies loses at most one interval's sums; fsck --repair recounts them.
+//
+// What counts where: a file's space is its length rounded up to 4 KiB
+// (SpaceOf), counted in the directory of each of its names (a file with
+// two hard links counts in both directories, as two inodes). A write,
+// truncate or fallocate changes the statistics of the directory the
+// writing client reached the file through (its last Lookup, create,
+// link, rename or Readdir-plus here), since the engines do not store a
+// file's parents: for a file with several links the other names'
+// directories keep the old space until fsck --repair, and a file this
+// client reached by inode number alone is not counted until then. Two
+// clients writing the same file at once may both count the same growth;
+// fsck --repair corrects it.
+//
+// A file moved to the trash leaves its directory's statistics for the
+// trash directory's, so it leaves the directory's quota too; the
+// volume's Usage keeps counting it until the trash is purged. A volume
+// formatted before statistics existed, or loaded from a dump, starts
+// with none: fsck --repair computes them.
+
+// DirStat is what the entries directly in one directory hold.
+type DirStat struct {
+	Space  int64 // bytes, each file's length rounded up to 4 KiB
+	Inodes int64 // entries
+}
+
+// Add returns s plus d.
+func (s DirStat) Add(d DirStat) DirStat {
+	return DirStat{Space: s.Space + d.Space, Inodes: s.Inodes + d.Inodes}
+}
+
+// DirStatStore is an optional interface of an engine (find it with
+// Capability) that stores directory statistics. Without it, Client keeps
+// none, and statistics and quotas are refused with ErrNotSupported.
+//
+// All methods are safe for concurrent use; each is one transaction.
+type DirStatStore interface {
+	// AddDirStats adds each delta to its directory's statistics (a
+	// directory without any starts from zero), then forgets the
+	// statistics of the directories in removed, in one transaction.
+	AddDirStats(ctx context.Context, deltas map[Ino]DirStat, removed []Ino) error
+	// DirStats returns the statistics of dirs; a directory without any
+	// is missing from the map (it counts as zero).
+	DirStats(ctx context.Context, dirs []Ino) (map[Ino]DirStat, error)
+	// SetDirStats replaces the statistics of the directories in stats
+	// (fsck --repair, quota check --repair) and forgets those of the
+	// directories in removed, in one transaction.
+	SetDirStats(ctx context.Context, stats map[Ino]DirStat, removed []Ino) error
+	// AllDirStats lists every directory that has statistics.
+	AllDirStats(ctx context.Context) (map[Ino]DirStat, error)
+}

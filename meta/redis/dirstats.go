@@ -1,0 +1,145 @@
+package redis
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"cairn/meta"
+)
+
+var _ meta.DirStatStore = (*Engine)(nil)
+
+// Directory statistics (meta.DirStatStore) are two hashes keyed by the
+// directory's inode number: <prefix>:dirspace and <prefix>:dirinodes. A
+// flush is one MULTI/EXEC of HINCRBYs and HDELs: one round trip, whatever
+// the number of directories.
+func (e *Engine) dirStatKeys() (space, inodes string) {
+	return e.prefix + ":dirspace", e.prefix + ":dirinodes"
+}
+
+// AddDirStats adds the deltas and forgets the removed directories'
+// statistics in one transaction, see meta.DirStatStore.
+func (e *Engine) AddDirStats(ctx context.Context, deltas map[meta.Ino]meta.DirStat, removed []meta.Ino) error {
+	return e.changeDirStats(ctx, deltas, removed, true)
+}
+
+// SetDirStats replaces statistics, see meta.DirStatStore.
+func (e *Engine) SetDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino) error {
+	return e.changeDirStats(ctx, stats, removed, false)
+}
+
+func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino, add bool) error {
+	spaceKey, inodesKey := e.dirStatKeys()
+	_, err := e.rdb.TxPipelined(ctx, func(p goredis.Pipeliner) error {
+		for dir, d := range stats {
+			field := strconv.FormatUint(uint64(dir), 10)
+			if add {
+				p.HIncrBy(ctx, spaceKey, field, d.Space)
+				p.HIncrBy(ctx, inodesKey, field, d.Inodes)
+			} else {
+				p.HSet(ctx, spaceKey, field, d.Space)
+				p.HSet(ctx, inodesKey, field, d.Inodes)
+			}
+		}
+		if len(removed) > 0 {
+			fields := make([]string, len(removed))
+			for i, dir := range removed {
+				fields[i] = strconv.FormatUint(uint64(dir), 10)
+			}
+			p.HDel(ctx, spaceKey, fields...)
+			p.HDel(ctx, inodesKey, fields...)
+		}
+		return nil
+	})
+	if err != nil {
+		return e.fail("change directory statistics", err)
+	}
+	return nil
+}
+
+// DirStats reads statistics, see meta.DirStatStore.
+func (e *Engine) DirStats(ctx context.Context, dirs []meta.Ino) (map[meta.Ino]meta.DirStat, error) {
+	out := make(map[meta.Ino]meta.DirStat, len(dirs))
+	if len(dirs) == 0 {
+		return out, nil
+	}
+	spaceKey, inodesKey := e.dirStatKeys()
+	fields := make([]string, len(dirs))
+	for i, dir := range dirs {
+		fields[i] = strconv.FormatUint(uint64(dir), 10)
+	}
+	var spaces, inodes *goredis.SliceCmd
+	_, err := e.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		spaces = p.HMGet(ctx, spaceKey, fields...)
+		inodes = p.HMGet(ctx, inodesKey, fields...)
+		return nil
+	})
+	if err != nil {
+		return nil, e.fail("read directory statistics", err)
+	}
+	for i, dir := range dirs {
+		s, sok := spaces.Val()[i].(string)
+		n, nok := inodes.Val()[i].(string)
+		if !sok && !nok {
+			continue
+		}
+		d, err := parseDirStat(s, n)
+		if err != nil {
+			return nil, fmt.Errorf("statistics of directory %d: %w", dir, err)
+		}
+		out[dir] = d
+	}
+	return out, nil
+}
+
+// AllDirStats lists every directory's statistics, see meta.DirStatStore.
+func (e *Engine) AllDirStats(ctx context.Context) (map[meta.Ino]meta.DirStat, error) {
+	spaceKey, inodesKey := e.dirStatKeys()
+	var spaces, inodes *goredis.MapStringStringCmd
+	_, err := e.rdb.Pipelined(ctx, func(p goredis.Pipeliner) error {
+		spaces = p.HGetAll(ctx, spaceKey)
+		inodes = p.HGetAll(ctx, inodesKey)
+		return nil
+	})
+	if err != nil {
+		return nil, e.fail("list directory statistics", err)
+	}
+	out := map[meta.Ino]meta.DirStat{}
+	for _, m := range []map[string]string{spaces.Val(), inodes.Val()} {
+		for field := range m {
+			ino, err := strconv.ParseUint(field, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("corrupt directory statistics field %q: %w", field, meta.ErrIO)
+			}
+			d, err := parseDirStat(spaces.Val()[field], inodes.Val()[field])
+			if err != nil {
+				return nil, fmt.Errorf("statistics of directory %d: %w", ino, err)
+			}
+			out[meta.Ino(ino)] = d
+		}
+	}
+	return out, nil
+}
+
+// parseDirStat reads the two hash values of a directory; a missing one is
+// zero.
+func parseDirStat(space, inodes string) (meta.DirStat, error) {
+	var d meta.DirStat
+	for _, f := range []struct {
+		s   string
+		out *int64
+	}{{space, &d.Space}, {inodes, &d.Inodes}} {
+		if f.s == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(f.s, 10, 64)
+		if err != nil {
+			return d, fmt.Errorf("corrupt counter %q: %w", f.s, meta.ErrIO)
+		}
+		*f.out = n
+	}
+	return d, nil
+}

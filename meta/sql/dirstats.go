@@ -1,0 +1,159 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"cairn/meta"
+)
+
+var _ meta.DirStatStore = (*Engine)(nil)
+
+// dirStatTable holds directory statistics (meta.DirStatStore), one row
+// per directory that has any.
+var dirStatTable = table{name: "cairn_dirstat", columns: "ino {INT} NOT NULL PRIMARY KEY, space {INT} NOT NULL, inodes {INT} NOT NULL"}
+
+// dirStatRows is how many directories one statement changes.
+const dirStatRows = 200
+
+// ensureDirStatTable creates cairn_dirstat on a volume formatted before
+// it existed, once per Engine.
+func (e *Engine) ensureDirStatTable(ctx context.Context) error {
+	if e.dirStatsTable.Load() {
+		return nil
+	}
+	c := &conn{ctx: ctx, e: e, q: e.db}
+	for _, stmt := range e.d.ddl(dirStatTable) {
+		if _, err := c.exec(stmt); err != nil {
+			return fmt.Errorf("create table %s: %w", dirStatTable.name, e.explain(err))
+		}
+	}
+	e.dirStatsTable.Store(true)
+	return nil
+}
+
+// AddDirStats adds the deltas and forgets the removed directories'
+// statistics in one transaction: a multi-row upsert per dirStatRows
+// directories, in inode order so that concurrent flushes lock rows in
+// the same order.
+func (e *Engine) AddDirStats(ctx context.Context, deltas map[meta.Ino]meta.DirStat, removed []meta.Ino) error {
+	return e.changeDirStats(ctx, deltas, removed, true)
+}
+
+// SetDirStats replaces statistics, see meta.DirStatStore.
+func (e *Engine) SetDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino) error {
+	return e.changeDirStats(ctx, stats, removed, false)
+}
+
+func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino, add bool) error {
+	if err := e.ensureDirStatTable(ctx); err != nil {
+		return err
+	}
+	dirs := make([]meta.Ino, 0, len(stats))
+	for dir := range stats {
+		dirs = append(dirs, dir)
+	}
+	slices.Sort(dirs)
+	removed = slices.Clone(removed)
+	slices.Sort(removed)
+	err := e.txn(ctx, func(c *conn) error {
+		for rest := dirs; len(rest) > 0; {
+			batch := rest[:min(len(rest), dirStatRows)]
+			rest = rest[len(batch):]
+			args := make([]any, 0, 3*len(batch))
+			for _, dir := range batch {
+				args = append(args, int64(dir), stats[dir].Space, stats[dir].Inodes)
+			}
+			if _, err := c.exec(e.dirStatUpsert(len(batch), add), args...); err != nil {
+				return err
+			}
+		}
+		for rest := removed; len(rest) > 0; {
+			batch := rest[:min(len(rest), dirStatRows)]
+			rest = rest[len(batch):]
+			args := make([]any, len(batch))
+			for i, dir := range batch {
+				args[i] = int64(dir)
+			}
+			q := "DELETE FROM cairn_dirstat WHERE ino IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(batch)), ", ") + ")"
+			if _, err := c.exec(q, args...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("change directory statistics: %w", err)
+	}
+	return nil
+}
+
+// dirStatUpsert inserts rows directories' statistics, adding to (add) or
+// replacing those a directory already has.
+func (e *Engine) dirStatUpsert(rows int, add bool) string {
+	q := "INSERT INTO cairn_dirstat (ino, space, inodes) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", rows), ", ")
+	switch {
+	case e.d.mysqlUpsert && add:
+		return q + " ON DUPLICATE KEY UPDATE space = space + VALUES(space), inodes = inodes + VALUES(inodes)"
+	case e.d.mysqlUpsert:
+		return q + " ON DUPLICATE KEY UPDATE space = VALUES(space), inodes = VALUES(inodes)"
+	case add:
+		return q + " ON CONFLICT (ino) DO UPDATE SET space = cairn_dirstat.space + excluded.space, inodes = cairn_dirstat.inodes + excluded.inodes"
+	default:
+		return q + " ON CONFLICT (ino) DO UPDATE SET space = excluded.space, inodes = excluded.inodes"
+	}
+}
+
+// DirStats reads statistics, see meta.DirStatStore.
+func (e *Engine) DirStats(ctx context.Context, dirs []meta.Ino) (map[meta.Ino]meta.DirStat, error) {
+	if err := e.ensureDirStatTable(ctx); err != nil {
+		return nil, err
+	}
+	out := make(map[meta.Ino]meta.DirStat, len(dirs))
+	for rest := dirs; len(rest) > 0; {
+		batch := rest[:min(len(rest), dirStatRows)]
+		rest = rest[len(batch):]
+		args := make([]any, len(batch))
+		for i, dir := range batch {
+			args[i] = int64(dir)
+		}
+		q := "SELECT ino, space, inodes FROM cairn_dirstat WHERE ino IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(batch)), ", ") + ")"
+		if err := e.scanDirStats(ctx, out, q, args...); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// AllDirStats lists every directory's statistics, see meta.DirStatStore.
+func (e *Engine) AllDirStats(ctx context.Context) (map[meta.Ino]meta.DirStat, error) {
+	if err := e.ensureDirStatTable(ctx); err != nil {
+		return nil, err
+	}
+	out := map[meta.Ino]meta.DirStat{}
+	return out, e.scanDirStats(ctx, out, "SELECT ino, space, inodes FROM cairn_dirstat")
+}
+
+func (e *Engine) scanDirStats(ctx context.Context, out map[meta.Ino]meta.DirStat, q string, args ...any) error {
+	err := e.read(ctx, func(c *conn) error {
+		rows, err := c.query(q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var ino, space, inodes int64
+			if err := rows.Scan(&ino, &space, &inodes); err != nil {
+				return err
+			}
+			out[meta.Ino(ino)] = meta.DirStat{Space: space, Inodes: inodes}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return fmt.Errorf("read directory statistics: %w", err)
+	}
+	return nil
+}
