@@ -75,6 +75,7 @@ type Client struct {
 
 	trash trashState
 	stats *dirStats
+	quota *quotaState
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -96,6 +97,7 @@ func NewClient(eng Engine, cfg ClientConfig) *Client {
 		links:   make(map[Ino]string),
 		stats:   newDirStats(eng),
 	}
+	c.quota = newQuotaState(eng, c.stats)
 	c.inodes = &idPool{batch: cfg.InodeBatch, fetch: func(ctx context.Context, n uint64) (uint64, error) {
 		defer c.observe("next_inodes", time.Now())
 		first, err := eng.NextInodes(ctx, n)

@@ -65,7 +65,7 @@ func (w *treeCloner) cloneOne(ctx context.Context, src, parent Ino, name string)
 		return 0, Attr{}, err
 	}
 	w.made[ino] = true
-	w.c.stats.add(parent, entryOf(&a))
+	w.c.count(ctx, parent, entryOf(&a))
 	if w.cloned != nil {
 		w.cloned.Add(1)
 	}

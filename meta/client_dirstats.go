@@ -101,9 +101,9 @@ func (s *dirStats) saw(ino Ino, a *Attr) {
 // change when the client knew it (from the attribute cache). growOnly is
 // for Write, which never shortens a file: a smaller length then is an
 // older answer than one already counted.
-func (s *dirStats) resized(ino Ino, a *Attr, before uint64, known, growOnly bool) {
+func (s *dirStats) resized(ino Ino, a *Attr, before uint64, known, growOnly bool) (Ino, DirStat) {
 	if !s.on() || a.Type != TypeFile {
-		return
+		return 0, DirStat{}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -111,23 +111,24 @@ func (s *dirStats) resized(ino Ino, a *Attr, before uint64, known, growOnly bool
 	if !ok {
 		if !known {
 			s.lengths[ino] = a.Length
-			return
+			return 0, DirStat{}
 		}
 		old = before
 	}
 	if growOnly && a.Length <= old {
-		return
+		return 0, DirStat{}
 	}
 	s.lengths[ino] = a.Length
 	dir := s.parents[ino]
 	if dir == 0 {
-		return
+		return 0, DirStat{}
 	}
 	was := Attr{Type: TypeFile, Length: old}
 	d := DirStat{Space: int64(SpaceOf(a)) - int64(SpaceOf(&was))}
 	if d.Space != 0 {
 		s.pending[dir] = s.pending[dir].Add(d)
 	}
+	return dir, d
 }
 
 // gone records that directory ino was removed: its statistics go at the
@@ -181,7 +182,10 @@ func (s *dirStats) unflushed(dir Ino) DirStat {
 // and not yet written; a no-op on an engine without statistics.
 func (c *Client) FlushDirStats(ctx context.Context) error {
 	defer c.observe("flush_dir_stats", now())
-	return c.stats.flush(ctx)
+	if err := c.stats.flush(ctx); err != nil {
+		return err
+	}
+	return c.flushQuotas(ctx)
 }
 
 // DirStatsOn reports whether the engine keeps directory statistics.
@@ -235,5 +239,19 @@ func (c *Client) countRemoved(dir Ino, space int64, names, removed int) {
 	if removed == names {
 		d.Space = -space
 	}
-	c.stats.add(dir, d)
+	c.count(context.Background(), dir, d)
+}
+
+// growth is the directory file ino was reached through and what its
+// statistics would gain if the file's length became end.
+func (s *dirStats) growth(ino Ino, end uint64) (Ino, DirStat) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.lengths[ino]
+	dir := s.parents[ino]
+	if !ok || dir == 0 || end <= old {
+		return dir, DirStat{}
+	}
+	was, will := Attr{Type: TypeFile, Length: old}, Attr{Type: TypeFile, Length: end}
+	return dir, DirStat{Space: int64(SpaceOf(&will)) - int64(SpaceOf(&was))}
 }

@@ -114,12 +114,16 @@ func (c *Client) SetAttr(ctx context.Context, cred Cred, ino Ino, set SetAttr) (
 // Truncate sets a regular file's length.
 func (c *Client) Truncate(ctx context.Context, cred Cred, ino Ino, length uint64) (Attr, error) {
 	before, known := c.attrs.peek(ino)
+	if err := c.CheckGrowth(ctx, ino, length); err != nil {
+		return Attr{}, err
+	}
 	start := now()
 	a, err := c.eng.Truncate(ctx, cred, ino, length)
 	c.observe("truncate", start)
 	c.invalidateUsage()
 	if err == nil {
-		c.stats.resized(ino, &a, before.Length, known, false)
+		dir, d := c.stats.resized(ino, &a, before.Length, known, false)
+		c.chargeQuota(ctx, dir, d)
 	}
 	return c.afterAttr(ino, a, err)
 }
@@ -127,12 +131,18 @@ func (c *Client) Truncate(ctx context.Context, cred Cred, ino Ino, length uint64
 // Fallocate allocates, punches or zeroes a range of a regular file.
 func (c *Client) Fallocate(ctx context.Context, cred Cred, ino Ino, mode uint8, off, size uint64) (Attr, error) {
 	before, known := c.attrs.peek(ino)
+	if mode&FallocKeepSize == 0 {
+		if err := c.CheckGrowth(ctx, ino, off+size); err != nil {
+			return Attr{}, err
+		}
+	}
 	start := now()
 	a, err := c.eng.Fallocate(ctx, cred, ino, mode, off, size)
 	c.observe("fallocate", start)
 	c.invalidateUsage()
 	if err == nil {
-		c.stats.resized(ino, &a, before.Length, known, false)
+		dir, d := c.stats.resized(ino, &a, before.Length, known, false)
+		c.chargeQuota(ctx, dir, d)
 	}
 	return c.afterAttr(ino, a, err)
 }
@@ -158,6 +168,9 @@ func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, 
 	if err := refuseTrashCreate(parent, name); err != nil {
 		return 0, Attr{}, err
 	}
+	if err := c.checkQuota(ctx, parent, DirStat{Inodes: 1}); err != nil {
+		return 0, Attr{}, err
+	}
 	ino, err := c.newIno(ctx)
 	if err != nil {
 		return 0, Attr{}, err
@@ -172,7 +185,7 @@ func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, 
 	}
 	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterAdd(p, a) })
 	c.invalidateUsage()
-	c.stats.add(parent, entryOf(&a))
+	c.count(ctx, parent, entryOf(&a))
 	c.stats.reached(parent, ino, &a)
 	c.remember(ino, a)
 	c.entries.put(parent, name, ino, c.entryTTL(&a))
@@ -189,6 +202,10 @@ func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name 
 	if err := refuseTrashCreate(parent, name); err != nil {
 		return Attr{}, err
 	}
+	linked, _ := c.attrs.peek(ino)
+	if err := c.checkQuota(ctx, parent, entryOf(&linked)); err != nil {
+		return Attr{}, err
+	}
 	start := now()
 	c.attrs.beginChange(parent)
 	a, err := c.eng.Link(ctx, cred, ino, parent, name)
@@ -199,7 +216,7 @@ func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name 
 		return Attr{}, err
 	}
 	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterAdd(p, a) })
-	c.stats.add(parent, entryOf(&a))
+	c.count(ctx, parent, entryOf(&a))
 	c.stats.reached(parent, ino, &a)
 	c.remember(ino, a)
 	c.entries.put(parent, name, ino, c.entryTTL(&a))
@@ -221,7 +238,7 @@ func (c *Client) unlink(ctx context.Context, cred Cred, parent Ino, name string)
 	}
 	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterUnlink(p, a) })
 	c.invalidateUsage()
-	c.stats.add(parent, negative(entryOf(&a)))
+	c.count(ctx, parent, negative(entryOf(&a)))
 	c.stats.forgetParent(parent, ino)
 	if deleted {
 		c.attrs.drop(ino)
@@ -244,7 +261,7 @@ func (c *Client) rmdir(ctx context.Context, cred Cred, parent Ino, name string) 
 	c.attrs.drop(parent, ino)
 	if err == nil {
 		c.invalidateUsage()
-		c.stats.add(parent, DirStat{Inodes: -1})
+		c.count(ctx, parent, DirStat{Inodes: -1})
 		c.stats.gone(ino)
 	}
 	return err
@@ -254,7 +271,10 @@ func (c *Client) rmdir(ctx context.Context, cred Cred, parent Ino, name string) 
 // replaced is the inode that lost its last link to the move, if any.
 func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (moved Ino, attr Attr, replaced Ino, err error) {
 	old, _ := c.entries.get(dstParent, dstName)
-	counted := c.renameCounts(ctx, dstParent, dstName, old, flags)
+	counted, err := c.renameCounts(ctx, srcParent, srcName, dstParent, dstName, old, flags)
+	if err != nil {
+		return 0, Attr{}, 0, err
+	}
 	start := now()
 	moved, attr, replaced, err = c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, c.Session())
 	c.observe("rename", start)
@@ -265,7 +285,7 @@ func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 		return 0, Attr{}, 0, err
 	}
 	c.attrs.drop(moved)
-	counted(moved, &attr, srcParent)
+	counted(moved, &attr)
 	if flags&RenameExchange == 0 {
 		c.entries.put(dstParent, dstName, moved, c.entryTTL(&attr))
 	}
@@ -335,6 +355,9 @@ func (c *Client) Read(ctx context.Context, ino Ino, idx uint32) ([]Slice, error)
 // Write commits slice s (already stored) to chunk idx of ino.
 func (c *Client) Write(ctx context.Context, ino Ino, idx uint32, s Slice, mtime int64) (Attr, int, error) {
 	before, known := c.attrs.peek(ino)
+	if err := c.CheckGrowth(ctx, ino, uint64(idx)*ChunkSize+uint64(s.Pos)+uint64(s.Len)); err != nil {
+		return Attr{}, 0, err
+	}
 	start := now()
 	a, n, err := c.eng.Write(ctx, ino, idx, s, mtime)
 	c.observe("write", start)
@@ -343,7 +366,8 @@ func (c *Client) Write(ctx context.Context, ino Ino, idx uint32, s Slice, mtime 
 		return Attr{}, 0, err
 	}
 	c.invalidateUsage()
-	c.stats.resized(ino, &a, before.Length, known, true)
+	dir, d := c.stats.resized(ino, &a, before.Length, known, true)
+	c.chargeQuota(ctx, dir, d)
 	c.remember(ino, a)
 	return a, n, nil
 }

@@ -29,6 +29,7 @@ import (
 //	Z<slice id>            dead slice: its size
 //	W                      scratch key of the floor probes (floor.go)
 //	T<ino>                 directory statistics (dirstats.go)
+//	V<ino>                 directory quota (quota.go)
 const (
 	tagFormat   = 'F'
 	tagCounter  = 'N'

@@ -75,6 +75,7 @@ func Run(t *testing.T, open func(t *testing.T) meta.Engine) {
 		changeLogTests(),
 		replaceTests(),
 		dirStatsTests(),
+		quotaTests(),
 	}
 	for _, g := range groups {
 		for _, tc := range g {

@@ -18,16 +18,18 @@ var dirStatTable = table{name: "cairn_dirstat", columns: "ino {INT} NOT NULL PRI
 // dirStatRows is how many directories one statement changes.
 const dirStatRows = 200
 
-// ensureDirStatTable creates cairn_dirstat on a volume formatted before
-// it existed, once per Engine.
+// ensureDirStatTable creates cairn_dirstat and cairn_quota on a volume
+// formatted before they existed, once per Engine.
 func (e *Engine) ensureDirStatTable(ctx context.Context) error {
 	if e.dirStatsTable.Load() {
 		return nil
 	}
 	c := &conn{ctx: ctx, e: e, q: e.db}
-	for _, stmt := range e.d.ddl(dirStatTable) {
-		if _, err := c.exec(stmt); err != nil {
-			return fmt.Errorf("create table %s: %w", dirStatTable.name, e.explain(err))
+	for _, t := range []table{dirStatTable, quotaTable} {
+		for _, stmt := range e.d.ddl(t) {
+			if _, err := c.exec(stmt); err != nil {
+				return fmt.Errorf("create table %s: %w", t.name, e.explain(err))
+			}
 		}
 	}
 	e.dirStatsTable.Store(true)

@@ -49,6 +49,7 @@ var tables = []table{
 		"PRIMARY KEY (ino, sid, owner)", index: "sid"},
 	changeTable,
 	dirStatTable,
+	quotaTable,
 }
 
 // ddl is the statements creating table t in dialect d.

@@ -1,0 +1,208 @@
+package meta
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// QuotaRefresh is how often a Client reads the quotas' usage and limits
+// again (see quota.go).
+const QuotaRefresh = 3 * time.Second
+
+// quotaState is a Client's view of the quotas: the records as last read,
+// its own usage changes not yet written, and the directory parents it
+// follows from a directory up to the quotas above it.
+type quotaState struct {
+	store QuotaStore // nil: no quotas (or no statistics to move them)
+
+	mu      sync.Mutex
+	quotas  map[Ino]Quota
+	readAt  time.Time
+	pending map[Ino]DirStat
+	parents map[Ino]Ino
+}
+
+func newQuotaState(eng Engine, stats *dirStats) *quotaState {
+	q := &quotaState{pending: map[Ino]DirStat{}, parents: map[Ino]Ino{}}
+	if stats.on() {
+		q.store, _ = Capability[QuotaStore](eng)
+	}
+	return q
+}
+
+// QuotasOn reports whether the engine keeps quotas.
+func (c *Client) QuotasOn() bool { return c.quota.store != nil }
+
+// current returns the quotas, read again when older than QuotaRefresh.
+func (c *Client) currentQuotas(ctx context.Context) (map[Ino]Quota, error) {
+	q := c.quota
+	q.mu.Lock()
+	if time.Since(q.readAt) < QuotaRefresh {
+		m := q.quotas
+		q.mu.Unlock()
+		return m, nil
+	}
+	q.mu.Unlock()
+	defer c.observe("quotas", now())
+	m, err := q.store.Quotas(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the quotas: %w", err)
+	}
+	q.mu.Lock()
+	q.quotas, q.readAt = m, time.Now()
+	q.parents = map[Ino]Ino{}
+	q.mu.Unlock()
+	return m, nil
+}
+
+// quotasAbove returns the quota directories dir is in: dir itself and its
+// ancestors that have a quota. No round trip when there are no quotas.
+func (c *Client) quotasAbove(ctx context.Context, dir Ino) ([]Ino, map[Ino]Quota, error) {
+	if c.quota.store == nil || dir == 0 {
+		return nil, nil, nil
+	}
+	quotas, err := c.currentQuotas(ctx)
+	if err != nil || len(quotas) == 0 {
+		return nil, quotas, err
+	}
+	var above []Ino
+	for d, steps := dir, 0; ; steps++ {
+		if _, ok := quotas[d]; ok {
+			above = append(above, d)
+		}
+		if d == RootIno || IsTrashIno(d) || steps > 4096 {
+			return above, quotas, nil
+		}
+		c.quota.mu.Lock()
+		up, ok := c.quota.parents[d]
+		c.quota.mu.Unlock()
+		if !ok {
+			a, err := c.GetAttr(ctx, d)
+			if err != nil {
+				return nil, nil, err
+			}
+			up = a.Parent
+			if up == 0 {
+				up = RootIno
+			}
+			c.quota.mu.Lock()
+			c.quota.parents[d] = up
+			c.quota.mu.Unlock()
+		}
+		d = up
+	}
+}
+
+// checkQuota refuses with ErrQuota a change adding d under directory dir
+// that a quota above dir would not allow; except lists quota directories
+// the change does not count in (a rename's source side).
+func (c *Client) checkQuota(ctx context.Context, dir Ino, d DirStat, except ...Ino) error {
+	if d.Space <= 0 && d.Inodes <= 0 {
+		return nil
+	}
+	above, quotas, err := c.quotasAbove(ctx, dir)
+	if err != nil {
+		return err
+	}
+	c.quota.mu.Lock()
+	defer c.quota.mu.Unlock()
+	for _, qd := range above {
+		if contains(except, qd) {
+			continue
+		}
+		q := quotas[qd]
+		used := DirStat{Space: q.Space, Inodes: q.Inodes}.Add(c.quota.pending[qd])
+		if q.MaxSpace > 0 && d.Space > 0 && used.Space+d.Space > q.MaxSpace {
+			return fmt.Errorf("%d bytes more in directory %d: %w", d.Space, qd, ErrQuota)
+		}
+		if q.MaxInodes > 0 && d.Inodes > 0 && used.Inodes+d.Inodes > q.MaxInodes {
+			return fmt.Errorf("%d inodes more in directory %d: %w", d.Inodes, qd, ErrQuota)
+		}
+	}
+	return nil
+}
+
+func contains(list []Ino, ino Ino) bool {
+	for _, x := range list {
+		if x == ino {
+			return true
+		}
+	}
+	return false
+}
+
+// chargeQuota counts d in every quota above dir, to be written with the
+// next flush.
+func (c *Client) chargeQuota(ctx context.Context, dir Ino, d DirStat) {
+	if c.quota.store == nil || d == (DirStat{}) {
+		return
+	}
+	above, _, err := c.quotasAbove(ctx, dir)
+	if err != nil {
+		return // the next quota check recounts nothing; quota check --repair does
+	}
+	c.quota.mu.Lock()
+	for _, qd := range above {
+		c.quota.pending[qd] = c.quota.pending[qd].Add(d)
+	}
+	c.quota.mu.Unlock()
+}
+
+// count records d in dir's statistics and the quotas above it.
+func (c *Client) count(ctx context.Context, dir Ino, d DirStat) {
+	c.stats.add(dir, d)
+	c.chargeQuota(ctx, dir, d)
+}
+
+// flushQuotas writes the usage sums in one call; on failure they are kept
+// for the next flush.
+func (c *Client) flushQuotas(ctx context.Context) error {
+	q := c.quota
+	if q.store == nil {
+		return nil
+	}
+	q.mu.Lock()
+	deltas := q.pending
+	q.pending = map[Ino]DirStat{}
+	q.mu.Unlock()
+	if len(deltas) == 0 {
+		return nil
+	}
+	err := q.store.AddQuotaUsage(ctx, deltas)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if err != nil {
+		for d, v := range deltas {
+			q.pending[d] = q.pending[d].Add(v)
+		}
+		return fmt.Errorf("write quota usage: %w", err)
+	}
+	for d, v := range deltas {
+		if rec, ok := q.quotas[d]; ok {
+			rec.Space += v.Space
+			rec.Inodes += v.Inodes
+			q.quotas[d] = rec
+		}
+	}
+	return nil
+}
+
+// forgetQuotas makes the next check read the quotas again.
+func (c *Client) forgetQuotas() {
+	c.quota.mu.Lock()
+	c.quota.readAt = time.Time{}
+	c.quota.mu.Unlock()
+}
+
+// CheckGrowth refuses with ErrQuota a write that would make file ino end
+// at end, when a quota above the directory it was reached through would
+// not allow it (vfs asks at write(2), before buffering).
+func (c *Client) CheckGrowth(ctx context.Context, ino Ino, end uint64) error {
+	if c.quota.store == nil {
+		return nil
+	}
+	dir, grow := c.stats.growth(ino, end)
+	return c.checkQuota(ctx, dir, grow)
+}
