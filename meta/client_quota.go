@@ -206,3 +206,25 @@ func (c *Client) CheckGrowth(ctx context.Context, ino Ino, end uint64) error {
 	dir, grow := c.stats.growth(ino, end)
 	return c.checkQuota(ctx, dir, grow)
 }
+
+// QuotaOf returns directory dir's quota with this client's unflushed
+// usage added (df in a --subdir mount); false when it has none.
+func (c *Client) QuotaOf(ctx context.Context, dir Ino) (Quota, bool, error) {
+	if c.quota.store == nil {
+		return Quota{}, false, nil
+	}
+	quotas, err := c.currentQuotas(ctx)
+	if err != nil {
+		return Quota{}, false, err
+	}
+	q, ok := quotas[dir]
+	if !ok {
+		return Quota{}, false, nil
+	}
+	c.quota.mu.Lock()
+	d := c.quota.pending[dir]
+	c.quota.mu.Unlock()
+	q.Space += d.Space
+	q.Inodes += d.Inodes
+	return q, true, nil
+}

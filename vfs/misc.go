@@ -18,8 +18,29 @@ type StatFS struct {
 // unlimited is what an unlimited volume reports as its size.
 const unlimited = 1 << 50
 
-// StatFS reports the volume's size and usage.
+// StatFS reports the volume's size and usage; in a mount of a
+// sub-directory that has a quota, the quota's limits and usage instead
+// (a limit the quota leaves open is the volume's).
 func (v *VFS) StatFS(ctx context.Context) (StatFS, error) {
+	s, err := v.volumeStatFS(ctx)
+	if err != nil || v.Root() == meta.RootIno {
+		return s, err
+	}
+	q, ok, err := v.client.QuotaOf(ctx, v.Root())
+	if err != nil || !ok {
+		return s, err
+	}
+	s.UsedSpace, s.UsedInodes = uint64(max(q.Space, 0)), uint64(max(q.Inodes, 0))
+	if q.MaxSpace > 0 {
+		s.TotalSpace = uint64(q.MaxSpace)
+	}
+	if q.MaxInodes > 0 {
+		s.TotalInodes = uint64(q.MaxInodes)
+	}
+	return s, nil
+}
+
+func (v *VFS) volumeStatFS(ctx context.Context) (StatFS, error) {
 	u, err := v.client.Usage(ctx)
 	if err != nil {
 		return StatFS{}, err

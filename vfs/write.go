@@ -206,8 +206,11 @@ func cmp(first, err error) error {
 }
 
 // checkSpace refuses a write that would grow f to end past the volume's
-// capacity.
+// capacity, or past a directory quota above it (meta.ErrQuota).
 func (v *VFS) checkSpace(ctx context.Context, f *file, end uint64) error {
+	if err := v.client.CheckGrowth(ctx, f.ino, end); err != nil {
+		return err
+	}
 	if v.format.Capacity == 0 {
 		return nil
 	}

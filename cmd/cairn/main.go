@@ -40,6 +40,7 @@ func subcommands() []*cobra.Command {
 		restoreCommand(),
 		rmrCommand(),
 		cloneCommand(),
+		quotaCommand(),
 		fsckCommand(),
 		gcCommand(),
 		compactCommand(),
