@@ -28,6 +28,9 @@ type ClientConfig struct {
 	SessionTimeout time.Duration
 	// Session describes this client in ListSessions.
 	Session SessionInfo
+	// NoDirStats keeps no directory statistics and enforces no quotas,
+	// for benchmarks that measure what they cost (dirstats.go).
+	NoDirStats bool
 }
 
 func (c *ClientConfig) defaults() {
@@ -95,7 +98,7 @@ func NewClient(eng Engine, cfg ClientConfig) *Client {
 		metrics: NewMetrics(),
 		open:    make(map[Ino]*openInode),
 		links:   make(map[Ino]string),
-		stats:   newDirStats(eng),
+		stats:   newDirStats(eng, cfg.NoDirStats),
 	}
 	c.quota = newQuotaState(eng, c.stats)
 	c.inodes = &idPool{batch: cfg.InodeBatch, fetch: func(ctx context.Context, n uint64) (uint64, error) {

@@ -31,9 +31,11 @@ type dirStats struct {
 // fsck --repair (they are found again on their next look-up).
 const dirStatsMapLimit = 1 << 20
 
-func newDirStats(eng Engine) *dirStats {
+func newDirStats(eng Engine, off bool) *dirStats {
 	s := &dirStats{pending: map[Ino]DirStat{}, parents: map[Ino]Ino{}, lengths: map[Ino]uint64{}}
-	s.store, _ = Capability[DirStatStore](eng)
+	if !off {
+		s.store, _ = Capability[DirStatStore](eng)
+	}
 	return s
 }
 
