@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,8 @@ import (
 // it through a real mount: a dd-like writer into the directory stops
 // with EDQUOT at the limit (within one write), a tree moved in from
 // outside that does not fit is refused with EDQUOT, 'quota check' finds
-// the usage right once the mount closed, and df in a --subdir mount of
+// the usage right once the mount closed, 'status' lists the quota, and
+// df in a --subdir mount of
 // the directory shows the quota's limits and usage.
 func TestQuotaMount(t *testing.T) {
 	needMount(t)
@@ -68,6 +70,22 @@ func TestQuotaMount(t *testing.T) {
 	r = quota("get", "--path", "/q")
 	if r.code != 0 || !strings.Contains(r.stdout, "inodes 4 of 100") {
 		t.Errorf("cairn quota get: exit %d, stdout %q, stderr %q; want 4 inodes of 100", r.code, r.stdout, r.stderr)
+	}
+
+	r = runCairnEnv(t, env, "status", v.meta)
+	var status struct {
+		Quotas []struct {
+			Path       string `json:"path"`
+			UsedSpace  int64  `json:"used_space"`
+			UsedInodes int64  `json:"used_inodes"`
+			Capacity   int64  `json:"capacity"`
+			Inodes     int64  `json:"inodes"`
+		} `json:"quotas"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &status); r.code != 0 || err != nil || len(status.Quotas) != 1 ||
+		status.Quotas[0].Path != "/q" || status.Quotas[0].UsedSpace != 2<<20 || status.Quotas[0].UsedInodes != 4 ||
+		status.Quotas[0].Capacity != 4<<20 || status.Quotas[0].Inodes != 100 {
+		t.Errorf("cairn status does not list the quota on /q (2 MiB and 4 inodes of 4 MiB and 100): exit %d, %v, stdout %s, stderr %q", r.code, err, r.stdout, r.stderr)
 	}
 
 	v.mount(t, "--subdir", "/q")

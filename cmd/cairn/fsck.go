@@ -71,6 +71,11 @@ func fsckCommand() *cobra.Command {
 		}
 		fmt.Fprintf(out, "checked %d inodes (%d records) and %d objects of volume %q under %s: %d problems, %d repairable\n",
 			report.Inodes, report.Records, report.Objects, vol.Format.Name, *path, len(report.Problems), fixable)
+		if *repair {
+			if err := repairDirStats(ctx, out, vol.Engine, *path); err != nil {
+				return err
+			}
+		}
 		if len(report.Problems) == 0 {
 			return nil
 		}

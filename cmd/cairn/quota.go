@@ -152,28 +152,37 @@ func quotaListCommand() *cobra.Command {
 	return c
 }
 
-// listQuotas prints every quota, by path (status uses it too).
-func listQuotas(ctx context.Context, out io.Writer, e meta.Engine) error {
+// pathQuota is one quota and the path of its directory.
+type pathQuota struct {
+	path string
+	q    meta.Quota
+}
+
+// quotasByPath returns every quota with its directory's path, by path.
+func quotasByPath(ctx context.Context, e meta.Engine) ([]pathQuota, error) {
 	all, err := meta.ListQuotas(ctx, e)
 	if err != nil {
-		return fmt.Errorf("list quotas: %w", err)
+		return nil, fmt.Errorf("list quotas: %w", err)
 	}
-	lines := make([]struct {
-		path string
-		q    meta.Quota
-	}, 0, len(all))
+	out := make([]pathQuota, 0, len(all))
 	for ino, q := range all {
 		p, err := meta.PathOf(ctx, e, ino)
 		if err != nil {
 			p = fmt.Sprintf("(inode %d, removed)", ino)
 		}
-		lines = append(lines, struct {
-			path string
-			q    meta.Quota
-		}{p, q})
+		out = append(out, pathQuota{p, q})
 	}
-	sort.Slice(lines, func(i, j int) bool { return lines[i].path < lines[j].path })
-	for _, l := range lines {
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out, nil
+}
+
+// listQuotas prints every quota, by path.
+func listQuotas(ctx context.Context, out io.Writer, e meta.Engine) error {
+	all, err := quotasByPath(ctx, e)
+	if err != nil {
+		return err
+	}
+	for _, l := range all {
 		printQuota(out, l.path, l.q)
 	}
 	return nil

@@ -22,6 +22,7 @@ type volumeStatus struct {
 	Setting  meta.Format     `json:"setting"`
 	Usage    usageStatus     `json:"usage"`
 	Sessions []sessionStatus `json:"sessions"`
+	Quotas   []quotaStatus   `json:"quotas,omitempty"`
 }
 
 type engineStatus struct {
@@ -87,6 +88,9 @@ func statusCommand() *cobra.Command {
 		st.Engine = engineStatus{Name: eng.Name(), RoundTrips: stats.RoundTrips, Retries: stats.Retries}
 		if d, ok := eng.(meta.Describer); ok {
 			st.Engine.Server = d.Describe()
+		}
+		if st.Quotas, err = quotaStatuses(ctx, eng); err != nil {
+			return fmt.Errorf("read the quotas of volume %q: %w", f.Name, err)
 		}
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")

@@ -12,6 +12,7 @@ func dirStatsTests() []test {
 		{"DirStats/Store", testDirStatsStore},
 		{"DirStats/Exact", testDirStatsExact},
 		{"DirStats/Close", testDirStatsClose},
+		{"DirStats/Repair", testDirStatsRepair},
 	}
 }
 
@@ -162,4 +163,32 @@ func testDirStatsClose(x *env) {
 	x.must(err, "Mknod d/f")
 	x.must(c.Close(x.ctx), "Close")
 	x.checkStats("after Close")
+}
+
+// RepairDirStats (fsck --repair) writes the counted statistics of the
+// directories that are wrong or missing and forgets those of removed
+// directories.
+func testDirStatsRepair(x *env) {
+	s := x.dirStatStore()
+	d := x.mkdir(meta.RootIno, "d")
+	f := x.create(d, "f")
+	x.write(f, 0, 0, 5000)
+	x.create(d, "g")
+	x.must(s.SetDirStats(x.ctx, map[meta.Ino]meta.DirStat{meta.RootIno: {Inodes: 7}, 987654: {Inodes: 1}}, nil), "SetDirStats")
+	done, err := meta.RepairDirStats(x.ctx, x.e, meta.RootIno)
+	x.must(err, "RepairDirStats")
+	if done.Directories != 2 || done.Forgotten != 1 {
+		x.t.Errorf("RepairDirStats %+v, want 2 directories repaired (the root, d) and 1 forgotten", done)
+	}
+	x.checkStats("after RepairDirStats")
+	if got := x.allStats()[d]; got != (meta.DirStat{Space: 8192, Inodes: 2}) {
+		x.t.Errorf("d's statistics after the repair %+v, want 8 KiB and 2 inodes", got)
+	}
+}
+
+func (x *env) allStats() map[meta.Ino]meta.DirStat {
+	x.t.Helper()
+	all, err := x.dirStatStore().AllDirStats(x.ctx)
+	x.must(err, "AllDirStats")
+	return all
 }

@@ -48,14 +48,19 @@ func (e *Engine) DeleteQuota(ctx context.Context, dir meta.Ino) error {
 	return nil
 }
 
-// Quotas lists every quota, see meta.QuotaStore.
+// Quotas lists every quota, see meta.QuotaStore. On a volume formatted
+// before quotas existed it creates nothing (status reads it): no table,
+// no quota.
 func (e *Engine) Quotas(ctx context.Context) (map[meta.Ino]meta.Quota, error) {
-	if err := e.ensureDirStatTable(ctx); err != nil {
-		return nil, err
-	}
 	out := map[meta.Ino]meta.Quota{}
 	err := e.read(ctx, func(c *conn) error {
 		clear(out)
+		if !e.dirStatsTable.Load() {
+			exists, err := c.tableExists(quotaTable.name)
+			if err != nil || !exists {
+				return err
+			}
+		}
 		rows, err := c.query("SELECT ino, max_space, max_inodes, space, inodes FROM cairn_quota")
 		if err != nil {
 			return err
