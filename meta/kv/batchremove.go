@@ -2,6 +2,7 @@ package kv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"cairn/meta"
@@ -10,17 +11,17 @@ import (
 var _ meta.BatchRemover = (*Engine)(nil)
 
 // A batch removal fits each transaction in etcd's limits of 128 writes
-// and 128 compares (one per key read): the parent's attributes and its
-// usage shard are read and written besides the names' own keys, which are counted as they are planned; a name is taken only when
-// its worst case still fits.
+// and 128 compares (one per key read, one per range scanned). It reads
+// the names and their inodes' keys first, all at once, then removes the
+// longest run of names whose reads and writes fit, counted from what it
+// read: exactly, or more where a count depends on values (a reference
+// that drops to zero writes two keys, one that does not one).
 const (
-	batchWrites   = 110 // writes of one transaction, the parent's and usage's included
-	batchReads    = 120 // keys one transaction reads
-	inlineKeys    = 16  // an inode with more keys than this is left an orphan
-	inlineRecords = 16  // likewise for slice records (two writes each)
-	batchNames    = 32  // names read ahead by one transaction
-	nameWrites    = 1 + inlineKeys + 2*inlineRecords
-	nameReads     = inlineKeys + 1 + inlineRecords
+	batchWrites   = etcdMaxTxnOps // writes of one transaction, the parent's and usage's included
+	batchReads    = etcdMaxTxnOps // keys read and ranges scanned by one transaction
+	inlineKeys    = 16            // an inode with more keys than this is left an orphan
+	inlineRecords = 16            // likewise for slice records (two writes each)
+	batchNames    = 40            // names one transaction tries at most
 )
 
 // RemoveEntries removes non-directory entries of one directory, as many
@@ -29,13 +30,24 @@ const (
 // meta.BatchRemover).
 func (e *Engine) RemoveEntries(ctx context.Context, cred meta.Cred, parent meta.Ino, names []string, sid uint64) (meta.BatchRemoval, error) {
 	var out meta.BatchRemoval
+	try := batchNames
 	for len(names) > 0 {
 		var step meta.BatchRemoval
 		var done int
-		err := e.txn(ctx, func(t *txn) (err error) {
-			step, done, err = t.removeEntries(cred, parent, names, sid)
+		shard, err := e.shards.take(ctx)
+		if err != nil {
+			return out, err
+		}
+		err = e.txn(ctx, func(t *txn) (err error) {
+			step, done, err = t.removeEntries(cred, parent, names[:min(len(names), try)], sid, shard)
 			return err
 		})
+		e.shards.give(shard)
+		var fewer errFewerNames
+		if errors.As(err, &fewer) {
+			try = fewer.fit
+			continue
+		}
 		if err != nil {
 			return out, fmt.Errorf("remove %d entries of inode %d: %w", len(names), parent, err)
 		}
@@ -46,12 +58,34 @@ func (e *Engine) RemoveEntries(ctx context.Context, cred meta.Cred, parent meta.
 	return out, nil
 }
 
+// errFewerNames aborts a transaction whose reads alone exceed what one
+// transaction may compare: the first fit names are what to try again.
+type errFewerNames struct{ fit int }
+
+func (e errFewerNames) Error() string {
+	return fmt.Sprintf("only %d names fit in one transaction", e.fit)
+}
+
+// removal is what one name's removal reads and writes.
+type removal struct {
+	ino    meta.Ino // 0: the name does not exist
+	keys   []KeyValue
+	attr   meta.Attr
+	inline bool         // the inode loses its last link and is deleted here
+	slices []meta.Slice // its slice records, when inline
+	reads  int          // compares: its entry, keys and range, and its refs
+	writes int
+}
+
 // removeEntries removes the first names that fit in one transaction and
-// says how many it went through.
-func (t *txn) removeEntries(cred meta.Cred, parent meta.Ino, names []string, sid uint64) (meta.BatchRemoval, int, error) {
+// says how many it went through. Every name's entry and inode keys are
+// read in two requests (one when the etcd cache guessed right); usage is
+// charged to shard, which no other batch of this engine uses meanwhile,
+// so that batches in other directories do not conflict on it (a shard may
+// go below zero; only the sum of the shards means anything).
+func (t *txn) removeEntries(cred meta.Cred, parent meta.Ino, names []string, sid uint64, shard int) (meta.BatchRemoval, int, error) {
 	var out meta.BatchRemoval
-	names = names[:min(len(names), batchNames)]
-	keys := [][]byte{t.k.attr(parent), t.usageKey(parent)}
+	keys := [][]byte{t.k.attr(parent), t.k.usage(shard)}
 	for _, name := range names {
 		keys = append(keys, t.k.entry(parent, name))
 	}
@@ -65,33 +99,40 @@ func (t *txn) removeEntries(cred meta.Cred, parent meta.Ino, names []string, sid
 	if err := meta.Access(&pa, cred, meta.MayExec); err != nil {
 		return out, 0, err
 	}
-	inos := make([]meta.Ino, len(names))
-	var attrKeys [][]byte
-	for i, name := range names {
-		_, ino, ok, err := t.entry(parent, name)
-		if err != nil {
-			return out, 0, err
-		}
-		if ok {
-			inos[i] = ino
-			attrKeys = append(attrKeys, t.k.attr(ino))
-		}
+	plan, err := t.readRemovals(parent, names)
+	if err != nil {
+		return out, 0, err
 	}
-	if err := t.prefetch(attrKeys...); err != nil {
+	reads, writes := 2, 2 // the parent's attributes and the usage shard
+	for _, r := range plan {
+		reads += r.reads - r.refReads()
+	}
+	done := 0
+	for i, r := range plan {
+		if i > 0 && (reads+r.refReads() > batchReads || writes+r.writes > batchWrites) {
+			break
+		}
+		reads += r.refReads()
+		writes += r.writes
+		done = i + 1
+	}
+	if reads > batchReads {
+		return out, 0, errFewerNames{fit: max(1, t.fitting(plan))}
+	}
+	var slices []meta.Slice
+	for _, r := range plan[:done] {
+		slices = append(slices, r.slices...)
+	}
+	if err := t.prefetchRefs(slices); err != nil {
 		return out, 0, err
 	}
 	ts := now()
-	writes, reads, done := 2, len(keys)+len(attrKeys), 0
-	for i, name := range names {
-		if i > 0 && (writes+nameWrites > batchWrites || reads+nameReads > batchReads) {
-			break
-		}
-		done = i + 1
-		ino := inos[i]
-		if ino == 0 {
+	for i, r := range plan[:done] {
+		if r.ino == 0 {
 			continue
 		}
-		a, err := t.attr(ino)
+		// Read again: an earlier name may have been another link to it.
+		a, err := t.attr(r.ino)
 		if err != nil {
 			return out, 0, err
 		}
@@ -101,24 +142,23 @@ func (t *txn) removeEntries(cred meta.Cred, parent meta.Ino, names []string, sid
 		if a.IsDir() {
 			return out, 0, meta.ErrIsDir
 		}
-		t.del(t.k.entry(parent, name))
+		t.del(t.k.entry(parent, names[i]))
 		out.Removed++
-		if a.Nlink > 1 {
-			t.dropLink(sid, ino, &a, ts)
-			writes += 2
-			continue
+		switch {
+		case a.Nlink > 1:
+			t.dropLink(sid, r.ino, &a, ts)
+		case r.inline:
+			for _, kv := range r.keys {
+				t.del(kv.Key)
+			}
+			if err := t.changeRefs(nil, r.slices); err != nil {
+				return out, 0, err
+			}
+			t.addShardUsage(shard, -spaceOf(&a), -1)
+		default:
+			t.dropLink(sid, r.ino, &a, ts)
+			out.Orphans = append(out.Orphans, r.ino)
 		}
-		inline, wrote, read, err := t.deleteSmallInode(ino, &a, parent)
-		if err != nil {
-			return out, 0, err
-		}
-		if !inline {
-			t.dropLink(sid, ino, &a, ts)
-			out.Orphans = append(out.Orphans, ino)
-			wrote = 2
-		}
-		writes += 1 + wrote
-		reads += read
 	}
 	if out.Removed > 0 {
 		pa.Mtime, pa.Ctime = ts, ts
@@ -127,21 +167,105 @@ func (t *txn) removeEntries(cred meta.Cred, parent meta.Ino, names []string, sid
 	return out, done, nil
 }
 
-// deleteSmallInode deletes an inode that lost its last link, with its
-// chunks, when it has at most inlineKeys keys and inlineRecords slice
-// records; it reports whether it did and how many keys it wrote and read.
-// Its usage goes to charge's shard, the directory's: one usage key per
-// batch, so that batches in other directories rarely conflict on one
-// (a shard may go below zero; only the sum of the shards means anything).
-func (t *txn) deleteSmallInode(ino meta.Ino, a *meta.Attr, charge meta.Ino) (inline bool, writes, reads int, err error) {
-	begin, end := t.k.inodeRange(ino)
-	kvs, err := t.Scan(begin, end, inlineKeys+1)
+// readRemovals reads, for every name (whose entry is cached), its inode's
+// keys — up to inlineKeys+1 of them — in one request, and counts what
+// removing each name in order reads and writes.
+func (t *txn) readRemovals(parent meta.Ino, names []string) ([]removal, error) {
+	plan := make([]removal, len(names))
+	var ranges []ScanRange
+	var scanned []int
+	for i, name := range names {
+		plan[i].reads = 1 // the entry, read whether it exists or not
+		_, ino, ok, err := t.entry(parent, name)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		plan[i].ino = ino
+		begin, end := t.k.inodeRange(ino)
+		ranges = append(ranges, ScanRange{Begin: begin, End: end, Limit: inlineKeys + 1})
+		scanned = append(scanned, i)
+	}
+	found, err := scanMany(t.Tx, ranges)
 	if err != nil {
-		return false, 0, 0, err
+		return nil, err
 	}
-	if len(kvs) > inlineKeys {
-		return false, 0, len(kvs), nil
+	links := map[meta.Ino]uint32{} // links left to each inode by the names before
+	for j, i := range scanned {
+		r := &plan[i]
+		r.keys = found[j]
+		complete := len(r.keys) <= inlineKeys
+		attrKey := string(t.k.attr(r.ino))
+		r.reads += len(r.keys) + 1 // its keys, and the range
+		hasAttr := false
+		for _, kv := range r.keys {
+			if string(kv.Key) == attrKey {
+				t.cache[attrKey], hasAttr = kv.Value, true
+			}
+		}
+		if !hasAttr && complete {
+			t.cache[attrKey] = nil // the entry names a missing inode
+		} else if !hasAttr {
+			r.reads++ // read on its own below
+		}
+		a, err := t.attr(r.ino)
+		if err != nil {
+			return nil, err
+		}
+		r.attr = a
+		left, seen := links[r.ino]
+		if !seen {
+			left = a.Nlink
+		}
+		if left > 0 {
+			left--
+		}
+		links[r.ino] = left
+		switch {
+		case left > 0:
+			r.writes = 2 // the entry, the attributes
+		case complete:
+			r.slices, err = t.sliceRecords(r.ino, r.keys)
+			if err != nil {
+				return nil, err
+			}
+			if len(r.slices) <= inlineRecords {
+				r.inline = true
+				refs := distinctSlices(r.slices)
+				r.reads += refs
+				r.writes = 1 + len(r.keys) + 2*refs
+				continue
+			}
+			r.slices = nil
+			fallthrough
+		default:
+			r.writes = 3 // the entry, the attributes, the orphan's marker
+		}
 	}
+	return plan, nil
+}
+
+// refReads is how many reference counts removing r reads.
+func (r removal) refReads() int { return distinctSlices(r.slices) }
+
+// fitting is how many names of plan fit in one transaction by their reads
+// alone.
+func (t *txn) fitting(plan []removal) int {
+	reads, writes := 2, 2
+	for i, r := range plan {
+		if reads+r.reads > batchReads || writes+r.writes > batchWrites {
+			return i
+		}
+		reads += r.reads
+		writes += r.writes
+	}
+	return len(plan)
+}
+
+// sliceRecords decodes the slice records of an inode's chunk keys.
+func (t *txn) sliceRecords(ino meta.Ino, kvs []KeyValue) ([]meta.Slice, error) {
 	sub := len(t.k.attr(ino)) - 1
 	var records []meta.Slice
 	for _, kv := range kvs {
@@ -150,19 +274,31 @@ func (t *txn) deleteSmallInode(ino meta.Ino, a *meta.Attr, charge meta.Ino) (inl
 		}
 		list, err := meta.DecodeSliceRecords(kv.Value)
 		if err != nil {
-			return false, 0, 0, fmt.Errorf("inode %d: %w", ino, err)
+			return nil, fmt.Errorf("inode %d: %w", ino, err)
 		}
 		records = append(records, list...)
 	}
-	if len(records) > inlineRecords {
-		return false, 0, len(kvs), nil
+	return records, nil
+}
+
+// distinctSlices counts the slice ids (holes apart) among records.
+func distinctSlices(records []meta.Slice) int {
+	seen := map[uint64]bool{}
+	for _, s := range records {
+		if s.ID != 0 {
+			seen[s.ID] = true
+		}
 	}
-	for _, kv := range kvs {
-		t.del(kv.Key)
+	return len(seen)
+}
+
+// prefetchRefs reads the reference counts of records in one request.
+func (t *txn) prefetchRefs(records []meta.Slice) error {
+	var keys [][]byte
+	for _, s := range records {
+		if s.ID != 0 {
+			keys = append(keys, t.k.ref(s.ID))
+		}
 	}
-	if err := t.changeRefs(nil, records); err != nil {
-		return false, 0, 0, err
-	}
-	t.addUsage(charge, -spaceOf(a), -1)
-	return true, len(kvs) + 2*len(records), len(kvs) + len(records), nil
+	return t.prefetch(keys...)
 }

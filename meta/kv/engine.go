@@ -18,6 +18,7 @@ type Engine struct {
 	store   Store
 	k       keys
 	retries atomic.Uint64
+	shards  *shardPool // usage shards for batch removals
 
 	mu     sync.RWMutex
 	format *meta.Format // the limits, once Init or Load has read them
@@ -32,7 +33,7 @@ func New(store Store, prefix string) *Engine {
 	if prefix == "" {
 		p = nil
 	}
-	return &Engine{store: store, k: keys{prefix: p}}
+	return &Engine{store: store, k: keys{prefix: p}, shards: newShardPool()}
 }
 
 func (e *Engine) Name() string { return e.store.Name() }

@@ -131,10 +131,11 @@ type etcdTx struct {
 	// a failed speculative commit returned, at revision rev.
 	spec    bool
 	preload map[string]cachedValue
-	// scanWanted is the first Scan a speculative run asked for; prescan
-	// its first page, read with the prefetched keys (see prefetched).
-	scanWanted *scanRange
-	prescan    *prescanned
+	// scansWanted are the first scans a speculative run asked for (one
+	// Scan, or one ScanMany's ranges); prescans their first pages, read
+	// with the prefetched keys (see prefetched).
+	scansWanted []scanRange
+	prescans    []prescanned
 	// snapshot: a read-only scan of one revision (a dump), which commits
 	// nothing, so it keeps no read set and fills no cache; both would
 	// grow with the volume.
@@ -252,8 +253,8 @@ func (t *etcdTx) getBatch(keys [][]byte, batch []int, out [][]byte) error {
 
 func (t *etcdTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 	if t.spec {
-		if t.scanWanted == nil {
-			t.scanWanted = &scanRange{begin: string(begin), end: string(end), limit: limit}
+		if len(t.scansWanted) == 0 {
+			t.scansWanted = []scanRange{{begin: string(begin), end: string(end), limit: limit}}
 		}
 		return nil, errNoSpeculation
 	}

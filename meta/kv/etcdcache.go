@@ -155,40 +155,35 @@ func (s *EtcdStore) speculate(ctx context.Context, fn func(tx Tx) error) (*etcdT
 // prefetched is the transaction to run an operation on for real when its
 // run on cached values proves nothing (a read, an error, or a Scan, which
 // the cache cannot answer): the keys that run read, and the first page of
-// the first range it wanted to scan, are read from the cluster first,
-// together in one request at one revision. An operation whose reads
-// depend on each other (an entry, then its inode; an orphan's marker, then
-// its keys) so costs one request for its reads when the cache guessed them
-// right; what the guess missed is read as usual, at the same revision.
+// the first ranges it wanted to scan (as many as fit), are read from the
+// cluster first, together in one request at one revision. An operation
+// whose reads depend on each other (an entry, then its inode; an orphan's
+// marker, then its keys) so costs one request for its reads when the cache
+// guessed them right; what the guess missed is read as usual, at the same
+// revision.
 func (s *EtcdStore) prefetched(ctx context.Context, spec *etcdTx) (*etcdTx, error) {
 	next := s.newTx(ctx)
 	keys := make([]string, 0, len(spec.reads))
 	for k := range spec.reads {
 		keys = append(keys, k)
 	}
-	scan := spec.scanWanted
-	if len(keys) == 0 && scan == nil {
+	if len(keys) > etcdMaxTxnOps {
+		return next, nil // a rare operation: its reads go as usual
+	}
+	scans := spec.scansWanted[:min(len(spec.scansWanted), etcdMaxTxnOps-len(keys))]
+	if len(keys) == 0 && len(scans) == 0 {
 		return next, nil
 	}
-	if len(keys)+1 > etcdMaxTxnOps {
-		scan = nil // a rare operation: the scan goes on its own
-	}
-	ops := make([]clientv3.Op, 0, len(keys)+1)
+	ops := make([]clientv3.Op, 0, len(keys)+len(scans))
 	for _, k := range keys {
 		ops = append(ops, clientv3.OpGet(k))
 	}
-	if len(keys) > etcdMaxTxnOps {
-		ops = nil
-	}
-	if scan != nil {
+	for _, scan := range scans {
 		page := etcdPage
 		if scan.limit > 0 {
 			page = min(page, scan.limit)
 		}
 		ops = append(ops, clientv3.OpGet(scan.begin, clientv3.WithRange(scan.end), clientv3.WithLimit(int64(page))))
-	}
-	if len(ops) == 0 {
-		return next, nil
 	}
 	var resp *clientv3.TxnResponse
 	err := s.call(ctx, true, func(ctx context.Context) (err error) {
@@ -200,15 +195,14 @@ func (s *EtcdStore) prefetched(ctx context.Context, spec *etcdTx) (*etcdTx, erro
 	}
 	next.noteRev(resp.Header.Revision)
 	next.preload = make(map[string]cachedValue, len(keys))
-	if len(keys) <= etcdMaxTxnOps {
-		for j, k := range keys {
-			c := rangeValue(resp.Responses[j].GetResponseRange())
-			next.preload[k] = c
-			s.cache.put(k, c)
-		}
+	for j, k := range keys {
+		c := rangeValue(resp.Responses[j].GetResponseRange())
+		next.preload[k] = c
+		s.cache.put(k, c)
 	}
-	if scan != nil {
-		next.prescan = &prescanned{scanRange: *scan, resp: (*clientv3.GetResponse)(resp.Responses[len(ops)-1].GetResponseRange())}
+	for j, scan := range scans {
+		page := (*clientv3.GetResponse)(resp.Responses[len(keys)+j].GetResponseRange())
+		next.prescans = append(next.prescans, prescanned{scanRange: scan, resp: page})
 	}
 	return next, nil
 }
@@ -226,12 +220,16 @@ type prescanned struct {
 }
 
 // takePrescan returns, once, the page prefetched for the first request of
-// a Scan of [from, end) with limit, when that is the one read ahead.
+// a Scan of [from, end) with limit, when that is one read ahead.
 func (t *etcdTx) takePrescan(from, end string, limit, have int) *clientv3.GetResponse {
-	p := t.prescan
-	if p == nil || have != 0 || p.begin != from || p.end != end || p.limit != limit || p.resp == nil {
+	if have != 0 {
 		return nil
 	}
-	t.prescan = nil
-	return p.resp
+	for i, p := range t.prescans {
+		if p.begin == from && p.end == end && p.limit == limit && p.resp != nil {
+			t.prescans = append(t.prescans[:i], t.prescans[i+1:]...)
+			return p.resp
+		}
+	}
+	return nil
 }

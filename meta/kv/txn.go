@@ -144,13 +144,17 @@ func (t *txn) entry(dir meta.Ino, name string) (typ meta.FileType, ino meta.Ino,
 // addUsage records a change of the volume's usage, charged to ino's shard
 // so that operations on different inodes rarely touch the same key.
 func (t *txn) addUsage(ino meta.Ino, space, inodes int64) {
+	t.addShardUsage(int(uint64(ino)%usageShards), space, inodes)
+}
+
+// addShardUsage records a change of the volume's usage in shard s.
+func (t *txn) addShardUsage(s int, space, inodes int64) {
 	if space == 0 && inodes == 0 {
 		return
 	}
 	if t.usage == nil {
 		t.usage = map[int]usageDelta{}
 	}
-	s := int(uint64(ino) % usageShards)
 	d := t.usage[s]
 	d.space += space
 	d.inodes += inodes

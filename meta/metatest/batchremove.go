@@ -11,6 +11,7 @@ func batchRemoveTests() []test {
 	return []test{
 		{"BatchRemove/Files", testBatchRemoveFiles},
 		{"BatchRemove/Refused", testBatchRemoveRefused},
+		{"BatchRemove/Many", testBatchRemoveMany},
 	}
 }
 
