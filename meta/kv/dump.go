@@ -32,6 +32,7 @@ func (k keys) volumeRange() ([]byte, []byte) {
 // blocks are only kept alive a little longer by them, and are left for
 // gc.
 func (e *Engine) Dump(ctx context.Context, w meta.DumpWriter) error {
+	ctx = withBulk(ctx)
 	s, ok := e.store.(snapshotter)
 	if !ok {
 		return fmt.Errorf("dump %s: the store cannot read a snapshot", e.Name())
@@ -158,6 +159,7 @@ func scanAll(tx Tx, begin, end []byte, fn func(KeyValue) error) error {
 // puts, as many as the store takes at once; the volume's settings go last.
 // On failure it deletes every key it wrote.
 func (e *Engine) Restore(ctx context.Context, r meta.DumpReader) error {
+	ctx = withBulk(ctx)
 	b, end := e.k.volumeRange()
 	err := e.store.Txn(ctx, func(tx Tx) error {
 		kvs, err := tx.Scan(b, end, 1)

@@ -68,16 +68,21 @@ func (s *EtcdStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
 	return err
 }
 
-// call runs one request with the per-request timeout, counts it and turns
+// call runs one request with the per-request timeout (longer for bulk
+// requests, see withBulk), counts it and turns
 // the errors that mean "no cluster" into one clear message. A request that
 // surely did not run (no leader) is retried for a few seconds, so that a
 // leader election passes unnoticed; so is a read that failed in any
 // transient way. A commit that may have run is not retried.
 func (s *EtcdStore) call(ctx context.Context, idempotent bool, f func(ctx context.Context) error) error {
-	deadline := time.Now().Add(etcdRetryWindow)
+	timeout, window := etcdRequestTimeout, etcdRetryWindow
+	if isBulk(ctx) {
+		timeout, window = bulkRequestTimeout, bulkRetryWindow
+	}
+	deadline := time.Now().Add(window)
 	for attempt := 1; ; attempt++ {
 		s.requests.Add(1)
-		rctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), etcdRequestTimeout)
+		rctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), timeout)
 		err := f(rctx)
 		timedOut := rctx.Err() != nil
 		cancel()
