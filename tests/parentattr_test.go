@@ -9,12 +9,19 @@ import (
 	"time"
 )
 
-// TestParentAttrAfterChanges: after each create, mkdir, link, symlink and
-// unlink, the directory's attributes this mount answers from what the
-// change returned equal those a second mount without caches reads from
-// the engine.
+// TestParentAttrAfterChanges: after each create, mkdir, link, symlink,
+// unlink, rename and rmdir, the directory's attributes this mount answers
+// from what the change returned equal those a second mount without caches
+// reads from the engine; with the trash on (an unlink or rmdir is a
+// rename into it) and off.
 func TestParentAttrAfterChanges(t *testing.T) {
-	v := newVolume(t)
+	for _, trash := range []string{"1", "0"} {
+		t.Run("trash-days="+trash, func(t *testing.T) { parentAttrAfterChanges(t, trash) })
+	}
+}
+
+func parentAttrAfterChanges(t *testing.T, trashDays string) {
+	v := newVolume(t, "--trash-days", trashDays)
 	fresh := filepath.Join(tempDir(t), "fresh")
 	if err := os.Mkdir(fresh, 0o755); err != nil {
 		t.Fatal(err)
@@ -35,6 +42,18 @@ func TestParentAttrAfterChanges(t *testing.T) {
 		{"unlink of one of two links", func() error { return os.Remove(filepath.Join(d, "g")) }},
 		{"unlink of the last link", func() error { return os.Remove(filepath.Join(d, "f")) }},
 		{"second mkdir", func() error { return os.Mkdir(filepath.Join(d, "sub2"), 0o755) }},
+		{"rename of a file within the directory", func() error { return os.Rename(filepath.Join(d, "s"), filepath.Join(d, "s2")) }},
+		{"rename of a file out of the directory", func() error { return os.Rename(filepath.Join(d, "s2"), v.path("s")) }},
+		{"rename of a file into the directory", func() error { return os.Rename(v.path("s"), filepath.Join(d, "s")) }},
+		{"rename of a file over another", func() error {
+			if err := os.WriteFile(filepath.Join(d, "t"), nil, 0o644); err != nil {
+				return err
+			}
+			return os.Rename(filepath.Join(d, "s"), filepath.Join(d, "t"))
+		}},
+		{"rename of a directory within the directory", func() error { return os.Rename(filepath.Join(d, "sub"), filepath.Join(d, "sub3")) }},
+		{"rename of a directory out of the directory", func() error { return os.Rename(filepath.Join(d, "sub3"), v.path("sub")) }},
+		{"rmdir", func() error { return os.Remove(filepath.Join(d, "sub2")) }},
 	}
 	lstat(t, d) // the directory's attributes are cached from here on
 	for _, s := range steps {
