@@ -152,39 +152,6 @@ func (c *Client) intoTrash(ctx context.Context, move func(hour Ino) error) (ok b
 	}
 }
 
-// Unlink removes a non-directory. With the trash on, a file with one
-// link is moved into the trash instead (one atomic Rename); otherwise an
-// inode that lost its last link is released now, or on its last local
-// close when it is open here.
-func (c *Client) Unlink(ctx context.Context, cred Cred, parent Ino, name string) (Ino, Attr, error) {
-	if keep, err := c.keeping(ctx, parent); err != nil || !keep {
-		if err != nil {
-			return 0, Attr{}, err
-		}
-		return c.unlink(ctx, cred, parent, name)
-	}
-	ino, a, err := c.eng.Lookup(ctx, parent, name)
-	if err != nil || a.IsDir() || a.Nlink != 1 {
-		return c.unlink(ctx, cred, parent, name)
-	}
-	var moved Ino
-	var attr Attr
-	ok, err := c.intoTrash(ctx, func(hour Ino) (err error) {
-		moved, attr, _, err = c.rename(ctx, cred, parent, name, hour, TrashEntryName(parent, ino, name), RenameNoReplace)
-		return err
-	})
-	if !ok || errors.Is(err, ErrExists) {
-		if err != nil && !errors.Is(err, ErrExists) {
-			return 0, Attr{}, err
-		}
-		return c.unlink(ctx, cred, parent, name)
-	}
-	if err != nil {
-		return 0, Attr{}, err
-	}
-	return moved, attr, nil
-}
-
 // Rmdir removes an empty directory. With the trash on, it moves it into
 // the trash, so that restore can rebuild the parents of what was in it.
 // A directory its caller may not move (Linux lets anyone with write
