@@ -2,6 +2,7 @@ package meta
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -45,6 +46,9 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 		return up, a, err
 	}
 	if ino, ok := c.entries.get(parent, name); ok {
+		if ino == missingEntry {
+			return 0, Attr{}, ErrNotFound
+		}
 		if a, ok := c.attrs.get(ino); ok {
 			return ino, a, nil
 		}
@@ -52,6 +56,9 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 	start := now()
 	ino, a, err := c.eng.Lookup(ctx, parent, name)
 	c.observe("lookup", start)
+	if errors.Is(err, ErrNotFound) {
+		c.entries.put(parent, name, missingEntry, c.MissingEntryTTL())
+	}
 	if err != nil {
 		return 0, Attr{}, err
 	}
