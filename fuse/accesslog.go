@@ -76,7 +76,11 @@ func (l *loggedFS) Lookup(cancel <-chan struct{}, h *gofuse.InHeader, name strin
 	}
 	start := time.Now()
 	st := l.FS.Lookup(cancel, h, name, out)
-	l.record(h, "lookup", start, st, nameArg(h.NodeId, name), entryReply(st, out))
+	logged := st
+	if st.Ok() && out.NodeId == 0 {
+		logged = gofuse.ENOENT // a negative entry (negative.go)
+	}
+	l.record(h, "lookup", start, logged, nameArg(h.NodeId, name), entryReply(logged, out))
 	return st
 }
 

@@ -2,6 +2,7 @@ package fuse
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	gofuse "github.com/hanwen/go-fuse/v2/fuse"
@@ -63,6 +64,9 @@ func ctxOf(cancel <-chan struct{}) context.Context { return context.Background()
 func (fs *FS) Lookup(cancel <-chan struct{}, h *gofuse.InHeader, name string, out *gofuse.EntryOut) gofuse.Status {
 	defer fs.observe("lookup", time.Now())
 	e, err := fs.v.Lookup(ctxOf(cancel), fs.cred(h), fs.ino(h.NodeId), name)
+	if errors.Is(err, meta.ErrNotFound) {
+		return fs.negativeEntry(out)
+	}
 	if err != nil {
 		return fs.errno("lookup", err)
 	}

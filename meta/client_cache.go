@@ -173,6 +173,19 @@ func (c *entryCache) drop(parent Ino, name string) {
 	delete(c.m, entryKey{parent, name})
 }
 
+// missingEntry is the inode the entry cache holds for a name the engine
+// said was missing.
+const missingEntry Ino = 0
+
+// MissingEntryTTL is how long a name found missing is kept as missing:
+// the shorter entry cache duration, since the name may come back as a
+// file or a directory. This client's own creates replace the entry at
+// once; another client's become visible within this time, as its
+// changes of existing names do within the entry cache durations.
+func (c *Client) MissingEntryTTL() time.Duration {
+	return min(c.cfg.EntryTimeout, c.cfg.DirEntryTimeout)
+}
+
 // entryTTL is how long the entry for an inode of attributes a may be cached.
 func (c *Client) entryTTL(a *Attr) time.Duration {
 	if a.IsDir() {

@@ -2,6 +2,7 @@ package meta
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -45,6 +46,9 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 		return up, a, err
 	}
 	if ino, ok := c.entries.get(parent, name); ok {
+		if ino == missingEntry {
+			return 0, Attr{}, ErrNotFound
+		}
 		if a, ok := c.attrs.get(ino); ok {
 			return ino, a, nil
 		}
@@ -52,6 +56,9 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 	start := now()
 	ino, a, err := c.eng.Lookup(ctx, parent, name)
 	c.observe("lookup", start)
+	if errors.Is(err, ErrNotFound) {
+		c.entries.put(parent, name, missingEntry, c.MissingEntryTTL())
+	}
 	if err != nil {
 		return 0, Attr{}, err
 	}
@@ -276,16 +283,21 @@ func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 		return 0, Attr{}, 0, err
 	}
 	start := now()
+	c.attrs.beginChange(srcParent)
+	if dstParent != srcParent {
+		c.attrs.beginChange(dstParent)
+	}
 	moved, attr, replaced, err = c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, c.Session())
 	c.observe("rename", start)
 	c.entries.drop(srcParent, srcName)
 	c.entries.drop(dstParent, dstName)
-	c.attrs.drop(srcParent, dstParent, old)
+	c.endRename(srcParent, dstParent, err == nil && RenameDerivable(srcParent, srcName, dstParent, dstName, flags, attr), attr)
+	c.attrs.drop(old)
 	if err != nil {
 		return 0, Attr{}, 0, err
 	}
-	c.attrs.drop(moved)
 	counted(moved, &attr)
+	c.remember(moved, attr)
 	if flags&RenameExchange == 0 {
 		c.entries.put(dstParent, dstName, moved, c.entryTTL(&attr))
 	}
@@ -296,6 +308,24 @@ func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 		}
 	}
 	return moved, attr, replaced, nil
+}
+
+// endRename ends the parents' changes a rename began: their attributes
+// are derived from moved's when derive says the rule holds, and read
+// again otherwise.
+func (c *Client) endRename(srcParent, dstParent Ino, derive bool, moved Attr) {
+	rule := func(out, in bool) func(Attr) Attr {
+		if !derive {
+			return nil
+		}
+		return func(p Attr) Attr { return ParentAfterRename(p, moved, out, in) }
+	}
+	if srcParent == dstParent {
+		c.attrs.endChange(srcParent, rule(true, true))
+		return
+	}
+	c.attrs.endChange(srcParent, rule(true, false))
+	c.attrs.endChange(dstParent, rule(false, true))
 }
 
 // Readlink returns a symlink's target, cached for good: targets never

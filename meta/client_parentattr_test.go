@@ -50,17 +50,19 @@ func newGatedClient(t *testing.T) (*meta.Client, *gatedEngine) {
 	return c, eng
 }
 
-// After a create, mkdir, link or unlink, the directory's attributes come
-// from the client's cache, derived from the answer, and equal the
-// engine's.
+// After a create, mkdir, link, unlink or rename, the attributes of the
+// directories it changed come from the client's cache, derived from the
+// answer, and equal the engine's.
 func TestClientDerivesParentAttr(t *testing.T) {
 	c, eng := newGatedClient(t)
 	dir, _, err := c.Mknod(ctx, meta.RootCred, meta.RootIno, "d", meta.TypeDirectory, 0755, 0, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.GetAttr(ctx, dir); err != nil {
-		t.Fatal(err)
+	for _, d := range []meta.Ino{meta.RootIno, dir} {
+		if _, err := c.GetAttr(ctx, d); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var file meta.Ino
 	steps := []struct {
@@ -82,25 +84,43 @@ func TestClientDerivesParentAttr(t *testing.T) {
 		{"link", func() error { _, err := c.Link(ctx, meta.RootCred, file, dir, "g"); return err }},
 		{"unlink of a linked file", func() error { _, _, err := c.Unlink(ctx, meta.RootCred, dir, "g"); return err }},
 		{"unlink of the last link", func() error { _, _, err := c.Unlink(ctx, meta.RootCred, dir, "f"); return err }},
+		{"rename of a file within the directory", func() error {
+			_, _, _, err := c.Rename(ctx, meta.RootCred, dir, "s", dir, "s2", 0)
+			return err
+		}},
+		{"rename of a file out of the directory", func() error {
+			_, _, _, err := c.Rename(ctx, meta.RootCred, dir, "s2", meta.RootIno, "s", 0)
+			return err
+		}},
+		{"rename of a directory out of the directory, no replace", func() error {
+			_, _, _, err := c.Rename(ctx, meta.RootCred, dir, "sub", meta.RootIno, "sub", meta.RenameNoReplace)
+			return err
+		}},
+		{"rename of a directory back", func() error {
+			_, _, _, err := c.Rename(ctx, meta.RootCred, meta.RootIno, "sub", dir, "sub", meta.RenameNoReplace)
+			return err
+		}},
 	}
 	for _, s := range steps {
 		if err := s.run(); err != nil {
 			t.Fatalf("%s: %v", s.what, err)
 		}
-		before := eng.getattrs.Load()
-		got, err := c.GetAttr(ctx, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := eng.getattrs.Load() - before; n != 0 {
-			t.Errorf("after %s: the directory's attributes cost %d GetAttr calls, want 0", s.what, n)
-		}
-		want, err := eng.Engine.GetAttr(ctx, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != want {
-			t.Errorf("after %s: cached %+v, engine %+v", s.what, got, want)
+		for _, d := range []meta.Ino{meta.RootIno, dir} {
+			before := eng.getattrs.Load()
+			got, err := c.GetAttr(ctx, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := eng.getattrs.Load() - before; n != 0 {
+				t.Errorf("after %s: directory %d's attributes cost %d GetAttr calls, want 0", s.what, d, n)
+			}
+			want, err := eng.Engine.GetAttr(ctx, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("after %s: directory %d cached %+v, engine %+v", s.what, d, got, want)
+			}
 		}
 	}
 }
@@ -135,5 +155,58 @@ func TestClientOverlappingChangesReadParentAgain(t *testing.T) {
 	}
 	if got.Nlink != 4 {
 		t.Errorf("root has %d links after two mkdirs, want 4", got.Nlink)
+	}
+}
+
+// With the trash on, an unlink or rmdir is a rename into the trash: the
+// directory's attributes after it are derived all the same.
+func TestClientDerivesParentAttrThroughTheTrash(t *testing.T) {
+	c, eng := newGatedClient(t)
+	c.SetTrashDays(1)
+	dir, _, err := c.Mknod(ctx, meta.RootCred, meta.RootIno, "d", meta.TypeDirectory, 0755, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"f", "sub"} {
+		typ := meta.TypeFile
+		if name == "sub" {
+			typ = meta.TypeDirectory
+		}
+		if _, _, err := c.Mknod(ctx, meta.RootCred, dir, name, typ, 0755, 0, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.GetAttr(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		what string
+		run  func() error
+	}{
+		{"unlink", func() error { _, _, err := c.Unlink(ctx, meta.RootCred, dir, "f"); return err }},
+		{"rmdir", func() error { return c.Rmdir(ctx, meta.RootCred, dir, "sub") }},
+	}
+	for _, s := range steps {
+		if err := s.run(); err != nil {
+			t.Fatalf("%s: %v", s.what, err)
+		}
+		if names, err := c.Readdir(ctx, meta.TrashIno, "", 10, false); err != nil || len(names) != 1 {
+			t.Fatalf("after %s: the trash holds %v (%v), want one hour folder", s.what, names, err)
+		}
+		before := eng.getattrs.Load()
+		got, err := c.GetAttr(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := eng.getattrs.Load() - before; n != 0 {
+			t.Errorf("after %s: the directory's attributes cost %d GetAttr calls, want 0", s.what, n)
+		}
+		want, err := eng.Engine.GetAttr(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("after %s: cached %+v, engine %+v", s.what, got, want)
+		}
 	}
 }

@@ -103,6 +103,7 @@ var errNoTrash = errors.New("the root holds a .trash that is not cairn's trash")
 
 func (c *Client) makeTrashDir(ctx context.Context, parent Ino, name string, ino Ino, mode uint16) error {
 	_, err := c.eng.Mknod(ctx, RootCred, parent, name, ino, TypeDirectory, mode, 0, "")
+	c.entries.drop(parent, name)
 	if err == nil {
 		c.attrs.drop(parent)
 		c.stats.add(parent, DirStat{Inodes: 1})
@@ -150,39 +151,6 @@ func (c *Client) intoTrash(ctx context.Context, move func(hour Ino) error) (ok b
 		}
 		c.trash.hour.CompareAndSwap(uint64(hour), 0)
 	}
-}
-
-// Unlink removes a non-directory. With the trash on, a file with one
-// link is moved into the trash instead (one atomic Rename); otherwise an
-// inode that lost its last link is released now, or on its last local
-// close when it is open here.
-func (c *Client) Unlink(ctx context.Context, cred Cred, parent Ino, name string) (Ino, Attr, error) {
-	if keep, err := c.keeping(ctx, parent); err != nil || !keep {
-		if err != nil {
-			return 0, Attr{}, err
-		}
-		return c.unlink(ctx, cred, parent, name)
-	}
-	ino, a, err := c.eng.Lookup(ctx, parent, name)
-	if err != nil || a.IsDir() || a.Nlink != 1 {
-		return c.unlink(ctx, cred, parent, name)
-	}
-	var moved Ino
-	var attr Attr
-	ok, err := c.intoTrash(ctx, func(hour Ino) (err error) {
-		moved, attr, _, err = c.rename(ctx, cred, parent, name, hour, TrashEntryName(parent, ino, name), RenameNoReplace)
-		return err
-	})
-	if !ok || errors.Is(err, ErrExists) {
-		if err != nil && !errors.Is(err, ErrExists) {
-			return 0, Attr{}, err
-		}
-		return c.unlink(ctx, cred, parent, name)
-	}
-	if err != nil {
-		return 0, Attr{}, err
-	}
-	return moved, attr, nil
 }
 
 // Rmdir removes an empty directory. With the trash on, it moves it into
@@ -247,6 +215,7 @@ func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	ok, err := c.intoTrash(ctx, func(h Ino) error {
 		hour = h
 		_, err := c.eng.Link(ctx, RootCred, victim, hour, kept)
+		c.entries.drop(hour, kept)
 		return err
 	})
 	if !ok || err != nil {

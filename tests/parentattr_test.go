@@ -9,12 +9,19 @@ import (
 	"time"
 )
 
-// TestParentAttrAfterChanges: after each create, mkdir, link, symlink and
-// unlink, the directory's attributes this mount answers from what the
-// change returned equal those a second mount without caches reads from
-// the engine.
+// TestParentAttrAfterChanges: after each create, mkdir, link, symlink,
+// unlink, rename and rmdir, the directory's attributes this mount answers
+// from what the change returned equal those a second mount without caches
+// reads from the engine; with the trash on (an unlink or rmdir is a
+// rename into it) and off.
 func TestParentAttrAfterChanges(t *testing.T) {
-	v := newVolume(t)
+	for _, trash := range []string{"1", "0"} {
+		t.Run("trash-days="+trash, func(t *testing.T) { parentAttrAfterChanges(t, trash) })
+	}
+}
+
+func parentAttrAfterChanges(t *testing.T, trashDays string) {
+	v := newVolume(t, "--trash-days", trashDays)
 	fresh := filepath.Join(tempDir(t), "fresh")
 	if err := os.Mkdir(fresh, 0o755); err != nil {
 		t.Fatal(err)
@@ -35,6 +42,18 @@ func TestParentAttrAfterChanges(t *testing.T) {
 		{"unlink of one of two links", func() error { return os.Remove(filepath.Join(d, "g")) }},
 		{"unlink of the last link", func() error { return os.Remove(filepath.Join(d, "f")) }},
 		{"second mkdir", func() error { return os.Mkdir(filepath.Join(d, "sub2"), 0o755) }},
+		{"rename of a file within the directory", func() error { return os.Rename(filepath.Join(d, "s"), filepath.Join(d, "s2")) }},
+		{"rename of a file out of the directory", func() error { return os.Rename(filepath.Join(d, "s2"), v.path("s")) }},
+		{"rename of a file into the directory", func() error { return os.Rename(v.path("s"), filepath.Join(d, "s")) }},
+		{"rename of a file over another", func() error {
+			if err := os.WriteFile(filepath.Join(d, "t"), nil, 0o644); err != nil {
+				return err
+			}
+			return os.Rename(filepath.Join(d, "s"), filepath.Join(d, "t"))
+		}},
+		{"rename of a directory within the directory", func() error { return os.Rename(filepath.Join(d, "sub"), filepath.Join(d, "sub3")) }},
+		{"rename of a directory out of the directory", func() error { return os.Rename(filepath.Join(d, "sub3"), v.path("sub")) }},
+		{"rmdir", func() error { return os.Remove(filepath.Join(d, "sub2")) }},
 	}
 	lstat(t, d) // the directory's attributes are cached from here on
 	for _, s := range steps {
@@ -52,7 +71,8 @@ func TestParentAttrAfterChanges(t *testing.T) {
 // TestCreateRoundTrips: on the client/server engines, creating a file or a
 // directory through the mount costs one write and at most one read (the
 // kernel's look-up of the new name); the GETATTR of the directory that
-// follows is answered from what the create returned.
+// follows is answered from what the create returned. Unlinking the file
+// into the trash costs its one move.
 func TestCreateRoundTrips(t *testing.T) {
 	switch engineName() {
 	case "redis", "postgres", "mysql":
@@ -60,7 +80,7 @@ func TestCreateRoundTrips(t *testing.T) {
 		t.Skipf("round trips are counted as statements or store requests on %s", engineName())
 	}
 	needMount(t)
-	v := formatVolume(t)
+	v := formatVolume(t, "--trash-days", "1")
 	// Caches that outlive the test: what it counts must not depend on how
 	// fast the machine runs it (a cached attribute read again once it
 	// expires is one more round trip).
@@ -80,33 +100,45 @@ func TestCreateRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	lstat(t, v.path("d"))
+	// The first deletion makes the trash's folders.
+	if err := os.WriteFile(v.path("d", "first"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(v.path("d", "first")); err != nil {
+		t.Fatal(err)
+	}
 	const n = 20
 	kinds := []struct {
 		what   string
+		path   string // the name it changes, %d the turn
 		create func(path string) error
+		each   uint64 // round trips each may cost
 	}{
-		{"mkdir", func(p string) error { return os.Mkdir(p, 0o755) }},
-		{"create", func(p string) error {
+		{"mkdir", "mkdir%d", func(p string) error { return os.Mkdir(p, 0o755) }, 2},
+		{"create", "create%d", func(p string) error {
 			f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 			if err != nil {
 				return err
 			}
 			return f.Close()
-		}},
+		}, 2},
+		// The kernel knows the names it just created: an unlink into the
+		// trash (on by default) is its one move.
+		{"unlink", "create%d", os.Remove, 1},
 	}
 	for _, k := range kinds {
 		before, start := roundTrips(), time.Now()
 		for i := 0; i < n; i++ {
-			if err := k.create(v.path("d", fmt.Sprintf("%s%d", k.what, i))); err != nil {
+			if err := k.create(v.path("d", fmt.Sprintf(k.path, i))); err != nil {
 				t.Fatal(err)
 			}
 		}
 		// Reading .stats costs nothing; heartbeats may come in between,
 		// and each second the directory statistics' flush and (every 3 s)
-		// the quotas' refresh, which are not per create.
+		// the quotas' refresh, which are not per operation.
 		background := 2 + 2*uint64(time.Since(start)/time.Second+1)
-		if got := roundTrips() - before; got > 2*n+background {
-			t.Errorf("%d of %s cost %d round trips, want at most %d (one write and one read each) and %d in the background", n, k.what, got, 2*n, background)
+		if got := roundTrips() - before; got > k.each*n+background {
+			t.Errorf("%d of %s cost %d round trips, want at most %d and %d in the background", n, k.what, got, k.each*n, background)
 		}
 	}
 }

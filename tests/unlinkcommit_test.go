@@ -14,10 +14,6 @@ import (
 // to cost — and still frees their space; a file open here is still kept
 // until its last close (TestUnlinkWhileOpen).
 func TestUnlinkDeletesInOneCommit(t *testing.T) {
-	switch engineName() {
-	case "postgres", "mysql":
-		t.Skipf("%s releases an unlinked file in a second commit (one routine call each)", engineName())
-	}
 	needMount(t)
 	v := formatVolume(t)
 	v.mount(t, "--attr-cache", "1h", "--entry-cache", "1h", "--dir-entry-cache", "1h")

@@ -8,6 +8,7 @@ func parentAttrTests() []test {
 	return []test{
 		{"ParentAttr/AfterAdd", testParentAfterAdd},
 		{"ParentAttr/AfterUnlink", testParentAfterUnlink},
+		{"ParentAttr/AfterRename", testParentAfterRename},
 	}
 }
 
@@ -54,5 +55,59 @@ func testParentAfterUnlink(x *env) {
 		before := x.attr(d)
 		_, a := x.unlink(d, name)
 		x.derived(d, "ParentAfterUnlink after Unlink of "+name, meta.ParentAfterUnlink(before, a))
+	}
+}
+
+func testParentAfterRename(x *env) {
+	d := x.mkdir(meta.RootIno, "d")
+	e := x.mkdir(meta.RootIno, "e")
+	x.create(d, "f")
+	x.mkdir(d, "sub")
+	x.create(d, "victim")
+	x.create(e, "victim")
+	x.create(e, "other")
+	x.mkdir(d, "kept")
+	cases := []struct {
+		what   string
+		sp     meta.Ino
+		sn     string
+		dp     meta.Ino
+		dn     string
+		flags  uint32
+		derive bool
+	}{
+		{"a file within a directory", d, "f", d, "g", 0, true},
+		{"a file to another directory", d, "g", e, "f", 0, true},
+		{"a file over a file", e, "f", d, "victim", 0, true},
+		{"a file over a file in its own directory", e, "victim", e, "other", 0, true},
+		{"a directory within a directory, no replace", d, "sub", d, "sub2", meta.RenameNoReplace, true},
+		{"a directory to another directory, no replace", d, "sub2", e, "sub", meta.RenameNoReplace, true},
+		{"a directory back, no replace", e, "sub", d, "sub", meta.RenameNoReplace, true},
+		{"a directory that may replace one", d, "kept", e, "kept", 0, false},
+		{"an exchange", d, "sub", e, "kept", meta.RenameExchange, false},
+	}
+	for _, c := range cases {
+		srcBefore, dstBefore := x.attr(c.sp), x.attr(c.dp)
+		moved, a, replaced, err := x.e.Rename(x.ctx, meta.RootCred, c.sp, c.sn, c.dp, c.dn, c.flags, x.sid)
+		x.must(err, "Rename of %s", c.what)
+		if replaced != 0 {
+			x.orphans[replaced] = true
+		}
+		if got := meta.RenameDerivable(c.sp, c.sn, c.dp, c.dn, c.flags, a); got != c.derive {
+			x.t.Errorf("RenameDerivable for %s is %v, want %v", c.what, got, c.derive)
+		}
+		if got := x.attr(moved); got != a {
+			x.t.Errorf("Rename of %s returned\n%+v\nthe engine then reads\n%+v", c.what, a, got)
+		}
+		if !c.derive {
+			continue
+		}
+		rule := "ParentAfterRename after a rename of " + c.what
+		if c.sp == c.dp {
+			x.derived(c.sp, rule, meta.ParentAfterRename(srcBefore, a, true, true))
+			continue
+		}
+		x.derived(c.sp, rule+" (source)", meta.ParentAfterRename(srcBefore, a, true, false))
+		x.derived(c.dp, rule+" (destination)", meta.ParentAfterRename(dstBefore, a, false, true))
 	}
 }

@@ -215,7 +215,7 @@ func (e *Engine) Link(ctx context.Context, cred meta.Cred, ino meta.Ino, parent 
 // becomes an orphan of session sid.
 func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, sid uint64) (meta.Ino, meta.Attr, error) {
 	if e.d.routines {
-		ino, a, err := e.unlinkRoutine(ctx, cred, parent, name, sid)
+		ino, a, _, err := e.unlinkRoutine(ctx, cred, parent, name, sid, 0)
 		if err != errMissingRoutine {
 			return ino, a, err
 		}

@@ -35,9 +35,10 @@ var routineFiles embed.FS
 var pgRoutines = mustRoutineStatements("postgres", false, []string{
 	"cairn_write", "cairn_file_errno", "cairn_grow", "cairn_space_errno", "cairn_in_group", "cairn_access",
 	"cairn_mode_after_write", "cairn_mode_after_chown",
-	"cairn_may_delete", "cairn_search", "cairn_lock_victim", "cairn_create", "cairn_remove", "cairn_rmdir",
+	"cairn_may_delete", "cairn_search", "cairn_lock_victim", "cairn_create", "cairn_drop_chunks",
+	"cairn_delete_inode", "cairn_remove", "cairn_rmdir",
 	"cairn_is_ancestor", "cairn_move", "cairn_link", "cairn_setxattr", "cairn_removexattr", "cairn_setattr",
-	"cairn_drop_chunks", "cairn_hide_range", "cairn_release", "cairn_truncate", "cairn_flock", "cairn_setlk",
+	"cairn_hide_range", "cairn_release", "cairn_truncate", "cairn_flock", "cairn_setlk",
 	"cairn_fallocate",
 })
 
@@ -61,9 +62,10 @@ var pgRoutines = mustRoutineStatements("postgres", false, []string{
 var mysqlRoutines = mustRoutineStatements("mysql", true, []string{
 	"cairn_in_group", "cairn_file_errno", "cairn_grow", "cairn_space_errno", "cairn_access", "cairn_may_delete",
 	"cairn_mode_after_write", "cairn_mode_after_chown",
-	"cairn_is_ancestor", "cairn_search", "cairn_lock_victim", "cairn_write", "cairn_create", "cairn_remove",
+	"cairn_is_ancestor", "cairn_search", "cairn_lock_victim", "cairn_write", "cairn_create", "cairn_drop_chunks",
+	"cairn_delete_inode", "cairn_remove",
 	"cairn_rmdir", "cairn_move", "cairn_link", "cairn_setxattr", "cairn_removexattr", "cairn_setattr",
-	"cairn_drop_chunks", "cairn_hide_range", "cairn_release", "cairn_truncate", "cairn_flock",
+	"cairn_hide_range", "cairn_release", "cairn_truncate", "cairn_flock",
 	"cairn_lock_conflict", "cairn_setlk", "cairn_fallocate",
 })
 

@@ -31,7 +31,7 @@ var attrCols = strings.Split("r_"+strings.ReplaceAll(nodeCols, ", ", ", r_"), ",
 var (
 	routineWrite       = routine{name: "cairn_write", args: 8, cols: append([]string{"r_count"}, attrCols...)}
 	routineCreate      = routine{name: "cairn_create", args: 12, cols: attrCols}
-	routineRemove      = routine{name: "cairn_remove", args: 6, cols: append([]string{"r_ino"}, attrCols...)}
+	routineRemove      = routine{name: "cairn_remove", args: 7, cols: append([]string{"r_ino", "r_deleted"}, attrCols...)}
 	routineRmdir       = routine{name: "cairn_rmdir", args: 5}
 	routineMove        = routine{name: "cairn_move", args: 9, cols: append([]string{"r_ino", "r_replaced"}, attrCols...)}
 	routineLink        = routine{name: "cairn_link", args: 6, cols: attrCols}
@@ -50,7 +50,7 @@ var (
 // volume formatted by an earlier release gains them; a release that
 // changes a routine's arguments or results gives it a new name, so that
 // clients of both releases can share the volume while they are upgraded.
-const routinesVersion = 16
+const routinesVersion = 17
 
 // callStatement is the statement that calls r and returns its row, with a
 // missing value read as 0.
@@ -211,19 +211,20 @@ func (e *Engine) mknodRoutine(ctx context.Context, cred meta.Cred, parent meta.I
 	return a, nil
 }
 
-// unlinkRoutine is Unlink as one call of cairn_remove.
-func (e *Engine) unlinkRoutine(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, sid uint64) (meta.Ino, meta.Attr, error) {
+// unlinkRoutine is UnlinkDelete (Unlink when expect is 0) as one call of
+// cairn_remove.
+func (e *Engine) unlinkRoutine(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, sid uint64, expect meta.Ino) (meta.Ino, meta.Attr, bool, error) {
 	var a meta.Attr
-	var ino int64
+	var ino, deleted int64
 	dest, finish := attrDest(&a)
 	err := e.callRoutine(ctx, routineRemove, func() string { return fmt.Sprintf("removing %q, it may or may not be gone", name) },
-		[]any{int64(parent), nameArg(name), int64(cred.Uid), groupsArg(cred), int64(sid), nowNs()},
-		append([]any{&ino}, dest...)...)
+		[]any{int64(parent), nameArg(name), int64(cred.Uid), groupsArg(cred), int64(sid), nowNs(), int64(expect)},
+		append([]any{&ino, &deleted}, dest...)...)
 	if err != nil {
-		return 0, meta.Attr{}, err
+		return 0, meta.Attr{}, false, err
 	}
 	finish()
-	return meta.Ino(ino), a, nil
+	return meta.Ino(ino), a, deleted == 1, nil
 }
 
 // rmdirRoutine is Rmdir as one call of cairn_rmdir.

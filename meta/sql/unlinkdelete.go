@@ -9,13 +9,14 @@ import (
 var _ meta.UnlinkDeleter = (*Engine)(nil)
 
 // UnlinkDelete is Unlink and, when the entry named expect and that was
-// its last link, the orphan's release in the same transaction. With the
-// PostgreSQL and MySQL routines it is Unlink alone (one call of
-// cairn_remove), and the caller releases the orphan.
+// its last link, the orphan's release in the same transaction: with the
+// PostgreSQL and MySQL routines, one call of cairn_remove.
 func (e *Engine) UnlinkDelete(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, sid uint64, expect meta.Ino) (meta.Ino, meta.Attr, bool, error) {
 	if e.d.routines {
-		ino, a, err := e.Unlink(ctx, cred, parent, name, sid)
-		return ino, a, false, err
+		ino, a, deleted, err := e.unlinkRoutine(ctx, cred, parent, name, sid, expect)
+		if err != errMissingRoutine {
+			return ino, a, deleted, err
+		}
 	}
 	var ino meta.Ino
 	var a meta.Attr

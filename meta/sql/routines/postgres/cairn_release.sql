@@ -11,18 +11,7 @@ BEGIN
 	DELETE FROM cairn_orphan WHERE ino = p_ino;
 	SELECT * INTO a FROM cairn_node WHERE ino = p_ino FOR UPDATE;
 	IF NOT FOUND OR a.nlink > 0 THEN RETURN NEXT; RETURN; END IF;
-	-- namespace.go removeInode
-	IF a.ftype = 3 THEN
-		DELETE FROM cairn_symlink WHERE ino = p_ino;
-	ELSIF a.ftype = 1 THEN
-		PERFORM cairn_drop_chunks(p_ino, 0);
-	END IF;
-	DELETE FROM cairn_node WHERE ino = p_ino;
-	DELETE FROM cairn_xattr WHERE ino = p_ino;
-	DELETE FROM cairn_flock WHERE ino = p_ino;
-	DELETE FROM cairn_plock WHERE ino = p_ino;
-	UPDATE cairn_usage SET inodes = inodes - 1,
-		space = space - CASE WHEN a.ftype = 1 THEN (a.length + 4095) / 4096 * 4096 ELSE 0 END WHERE id = 1;
+	PERFORM cairn_delete_inode(p_ino, a.ftype, a.length);
 	RETURN NEXT;
 END
 $$

@@ -1,0 +1,72 @@
+package tests
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// engineLookups is how many look-ups the mount at dir sent its engine.
+func engineLookups(t *testing.T, statsPath string) uint64 {
+	t.Helper()
+	var s struct {
+		Ops map[string]struct{ Count uint64 } `json:"ops"`
+	}
+	if err := json.Unmarshal(readFile(t, statsPath), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.Ops["meta.lookup"].Count
+}
+
+func missing(t *testing.T, path string) {
+	t.Helper()
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("lstat %s: %v, want it missing", path, err)
+	}
+}
+
+// TestNegativeLookups: a name the mount found missing is kept as missing
+// by the kernel for the entry cache duration, so asking again, and the
+// kernel's look-up before a create or mkdir of it, cost the engine
+// nothing; the create itself makes it visible at once. With the entry
+// cache off, a name another mount creates is visible at once.
+func TestNegativeLookups(t *testing.T) {
+	v := newVolume(t)
+	cached := filepath.Join(tempDir(t), "cached")
+	if err := os.Mkdir(cached, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// An hour: the test must not depend on how fast it runs.
+	v.mountAt(t, cached, "--entry-cache", "1h", "--dir-entry-cache", "1h", "--attr-cache", "1h", "--backup-meta", "0")
+	stats := filepath.Join(cached, ".stats")
+	before := engineLookups(t, stats)
+	for _, name := range []string{"f", "d"} {
+		missing(t, filepath.Join(cached, name))
+		missing(t, filepath.Join(cached, name))
+	}
+	if err := os.WriteFile(filepath.Join(cached, "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(cached, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lstat(t, filepath.Join(cached, "f"))
+	lstat(t, filepath.Join(cached, "d"))
+	if n := engineLookups(t, stats) - before; n != 2 {
+		t.Errorf("two names looked up twice each, then created: %d look-ups reached the engine, want 2", n)
+	}
+
+	uncached := filepath.Join(tempDir(t), "uncached")
+	if err := os.Mkdir(uncached, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	v.mountAt(t, uncached, "--entry-cache", "0", "--dir-entry-cache", "0")
+	missing(t, filepath.Join(uncached, "g"))
+	if err := os.WriteFile(v.path("g"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lstat(t, filepath.Join(uncached, "g"))
+}
