@@ -39,6 +39,8 @@ func (c *call) run() (any, error) {
 		return c.summary()
 	case OpWarmup:
 		return c.warmup()
+	case OpFloor:
+		return c.floor()
 	}
 	return nil, fmt.Errorf("this mount does not know the request %q: use the cairn of the mount's release", c.req.Op)
 }

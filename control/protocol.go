@@ -16,6 +16,7 @@ const (
 	OpInfo    = "info"
 	OpSummary = "summary"
 	OpWarmup  = "warmup"
+	OpFloor   = "floor"
 )
 
 // Request is the one line of JSON a command sends after connecting.
@@ -35,6 +36,7 @@ type Request struct {
 	Preserve    bool   `json:"preserve,omitempty"` // clone --preserve
 	Threads     int    `json:"threads,omitempty"`  // rmr, summary, warmup
 	Top         int    `json:"top,omitempty"`      // summary --top
+	Ops         int    `json:"ops,omitempty"`      // floor: probes of each kind per thread
 }
 
 // Reply is one line of JSON the mount sends back: any number of progress
@@ -64,4 +66,11 @@ type RestoreResult struct {
 type Warmed struct {
 	Files int64 `json:"files"`
 	Bytes int64 `json:"bytes"`
+}
+
+// FloorTimes is floor's result: the wall time of all the probe writes and
+// of all the probe reads of the volume's database (meta.MeasureFloor).
+type FloorTimes struct {
+	WriteNs int64 `json:"write_ns"`
+	ReadNs  int64 `json:"read_ns"`
 }

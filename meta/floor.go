@@ -1,6 +1,11 @@
 package meta
 
-import "context"
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
 
 // FloorProber is an optional interface of an Engine: the cheapest durable
 // write and the cheapest read its database offers, so that a benchmark can
@@ -20,4 +25,33 @@ import "context"
 type FloorProber interface {
 	ProbeWrite(ctx context.Context) error
 	ProbeRead(ctx context.Context) error
+}
+
+// MeasureFloor times p: tasks goroutines each make ops probe writes, then
+// ops probe reads, and it returns the wall time of all the writes and of
+// all the reads (divide by ops for the time of one at that concurrency).
+func MeasureFloor(ctx context.Context, p FloorProber, tasks, ops int) (write, read time.Duration, err error) {
+	run := func(probe func(context.Context) error) (time.Duration, error) {
+		errs := make([]error, tasks)
+		var wg sync.WaitGroup
+		start := time.Now()
+		for t := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range ops {
+					if errs[t] = probe(ctx); errs[t] != nil {
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(start), errors.Join(errs...)
+	}
+	if write, err = run(p.ProbeWrite); err != nil {
+		return 0, 0, err
+	}
+	read, err = run(p.ProbeRead)
+	return write, read, err
 }

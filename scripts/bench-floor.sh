@@ -2,10 +2,12 @@
 # The floor benchmark of issue 19 on several engines, in one run on one
 # disk: for each engine, a throw-away server on loopback (durable: Redis
 # with AOF appendfsync always, PostgreSQL with fsync and synchronous_commit
-# on, etcd as one member that syncs its log), a volume formatted and
-# mounted, 'cairn bench MNT --floor' and the teardown.
+# on, MariaDB with innodb_flush_log_at_trx_commit=1, etcd as one member
+# that syncs its log; Badger and SQLite in files), a volume formatted and
+# mounted, 'cairn bench MNT --floor' (its probes run in the mount, through
+# the control channel) and the teardown.
 # Usage: scripts/bench-floor.sh [WORKDIR] [cairn bench flags...]
-# ENGINES="sqlite3 redis postgres" (default; etcd too) picks the engines; a built
+# ENGINES="sqlite3 redis postgres" (default; mysql, etcd, badger too) picks the engines; a built
 # cairn is CAIRN=path (default ./cairn or cairn on PATH).
 set -euo pipefail
 W=${1:-/var/tmp/cairn-bench-floor}; shift || true
@@ -18,11 +20,12 @@ cleanup() {
 	redis-cli -p $PORT shutdown nosave >/dev/null 2>&1 || true
 	[ -d "$W/postgres/data" ] && as "$P/pg_ctl" -D "$W/postgres/data" -m immediate stop >/dev/null 2>&1 || true
 	[ -n "${ETCD_PID:-}" ] && kill "$ETCD_PID" 2>/dev/null || true
+	[ -S "$W/mysql/sock" ] && mariadb-admin --no-defaults -S "$W/mysql/sock" -u root shutdown 2>/dev/null || true
 }
 trap cleanup EXIT
 # as runs PostgreSQL's programs as an unprivileged user when we are root.
 as() { if [ "$(id -u)" = 0 ]; then runuser -u nobody -- "$@"; else "$@"; fi; }
-for p in $PORT $((PORT+1)) $((PORT+2)) $((PORT+3)); do
+for p in $PORT $((PORT+1)) $((PORT+2)) $((PORT+3)) $((PORT+4)); do
 	if (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then echo "port $p is taken: set PORT" >&2; exit 1; fi
 done
 
@@ -62,6 +65,18 @@ for e in ${ENGINES:-sqlite3 redis postgres}; do
 		ETCD_PID=$!
 		until (exec 3<>/dev/tcp/127.0.0.1/$((PORT+2))) 2>/dev/null; do sleep 0.1; done
 		bench etcd "etcd://127.0.0.1:$((PORT+2))/floor" "$@" ;;
-	*) echo "unknown engine $e (sqlite3, redis, postgres, etcd)" >&2; exit 1 ;;
+	mysql)
+		mkdir -p "$W/mysql/data" "$W/mysql/tmp"; chown -R nobody "$W/mysql" 2>/dev/null || true
+		as mariadb-install-db --no-defaults --datadir="$W/mysql/data" --tmpdir="$W/mysql/tmp" \
+			--auth-root-authentication-method=normal --skip-test-db --skip-name-resolve >/dev/null
+		as mariadbd --no-defaults --datadir="$W/mysql/data" --tmpdir="$W/mysql/tmp" --port=$((PORT+4)) \
+			--bind-address=127.0.0.1 --socket="$W/mysql/sock" --log-error="$W/mysql/log" --skip-name-resolve \
+			--skip-log-bin --innodb-flush-log-at-trx-commit=1 --sync-binlog=1 &
+		until mariadb --no-defaults -S "$W/mysql/sock" -u root -e 'SELECT 1' >/dev/null 2>&1; do sleep 0.2; done
+		mariadb --no-defaults -S "$W/mysql/sock" -u root -e "CREATE DATABASE floor;
+			CREATE USER cairn@'127.0.0.1' IDENTIFIED BY 'floor'; GRANT ALL ON floor.* TO cairn@'127.0.0.1';"
+		bench mysql "mysql://cairn:floor@(127.0.0.1:$((PORT+4)))/floor" "$@" ;;
+	badger) bench badger "badger://$W/badger/db" "$@" ;;
+	*) echo "unknown engine $e (sqlite3, redis, postgres, mysql, etcd, badger)" >&2; exit 1 ;;
 	esac
 done

@@ -94,7 +94,7 @@ func Run(ctx context.Context, cfg Config, progress phase.Reporter) (*Result, err
 		return nil, fmt.Errorf("%s: %w", cfg.Path, err)
 	}
 	res := &Result{Config: cfg, Mount: m, Engine: s.MetaURL}
-	prober, err := openProber(s.MetaURL)
+	prober, err := openProberFor(s)
 	if err != nil {
 		return nil, err
 	}

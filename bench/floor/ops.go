@@ -73,7 +73,7 @@ type runner struct {
 	cfg      Config
 	mount    *fsbench.Mount
 	progress phase.Reporter
-	prober   *prober
+	prober   prober
 	// statsCost is what one reading of .stats costs the mount itself.
 	statsCost delta
 }

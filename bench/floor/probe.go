@@ -2,16 +2,53 @@ package floor
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
-	"cairn/bench/fsbench"
+	"cairn/control"
 	"cairn/meta"
 	"cairn/volume"
 )
 
-// prober is a connection of the benchmark's own to the volume's database.
-type prober struct {
+// prober measures the floor of the volume's database: through the
+// mount's control channel (mountProber), or, for a mount without one, on
+// a connection of the benchmark's own (engineProber).
+type prober interface {
+	measure(ctx context.Context, tasks, ops int) (Floor, error)
+	close()
+}
+
+// openProberFor picks the prober for the mount whose .stats is s.
+func openProberFor(s *stats) (prober, error) {
+	if s.Control != "" {
+		return &mountProber{address: s.Control}, nil
+	}
+	return openProber(s.MetaURL)
+}
+
+// mountProber asks the mount to probe its own connection: no password is
+// needed, and it works on engines only one process may open (Badger).
+type mountProber struct{ address string }
+
+func (p *mountProber) measure(ctx context.Context, tasks, ops int) (Floor, error) {
+	raw, err := control.Call(ctx, p.address, control.Request{Op: control.OpFloor, Threads: tasks, Ops: ops}, nil, nil)
+	if err != nil {
+		return Floor{}, fmt.Errorf("measure the floor through the mount: %w", err)
+	}
+	var t control.FloorTimes
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return Floor{}, fmt.Errorf("the mount's floor answer: %w", err)
+	}
+	return Floor{WriteUs: perOp(time.Duration(t.WriteNs), ops), ReadUs: perOp(time.Duration(t.ReadNs), ops)}, nil
+}
+
+func (p *mountProber) close() {}
+
+// engineProber is a connection of the benchmark's own to the volume's
+// database.
+type engineProber struct {
 	engine meta.Engine
 	probe  meta.FloorProber
 	masked bool // the URL had its password masked
@@ -25,7 +62,7 @@ const passwordHint = " (the mount reports its metadata URL without the password:
 // password masked; the engines read it from the environment instead
 // (REDIS_PASSWORD, META_PASSWORD), as 'cairn mount' does when the URL
 // holds none.
-func openProber(maskedURL string) (*prober, error) {
+func openProber(maskedURL string) (*engineProber, error) {
 	url := strings.Replace(maskedURL, ":****@", "@", 1)
 	masked := url != maskedURL
 	e, err := volume.OpenEngine(url)
@@ -41,14 +78,14 @@ func openProber(maskedURL string) (*prober, error) {
 		e.Close()
 		return nil, fmt.Errorf("the %s engine cannot measure its floor (no meta.FloorProber)", e.Name())
 	}
-	return &prober{engine: e, probe: p, masked: masked}, nil
+	return &engineProber{engine: e, probe: p, masked: masked}, nil
 }
 
-func (p *prober) close() { p.engine.Close() }
+func (p *engineProber) close() { p.engine.Close() }
 
 // measure returns the mean time of one probe write and one probe read,
 // with tasks probes running at once, ops of each per task.
-func (p *prober) measure(ctx context.Context, tasks, ops int) (Floor, error) {
+func (p *engineProber) measure(ctx context.Context, tasks, ops int) (Floor, error) {
 	f, err := p.probeAll(ctx, tasks, ops)
 	if err != nil && p.masked {
 		err = fmt.Errorf("%w%s", err, passwordHint)
@@ -56,22 +93,8 @@ func (p *prober) measure(ctx context.Context, tasks, ops int) (Floor, error) {
 	return f, err
 }
 
-func (p *prober) probeAll(ctx context.Context, tasks, ops int) (Floor, error) {
-	each := func(f func(context.Context) error) func(int) error {
-		return func(int) error {
-			for i := 0; i < ops; i++ {
-				if err := f(ctx); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-	}
-	write, err := fsbench.Parallel(tasks, each(p.probe.ProbeWrite))
-	if err != nil {
-		return Floor{}, err
-	}
-	read, err := fsbench.Parallel(tasks, each(p.probe.ProbeRead))
+func (p *engineProber) probeAll(ctx context.Context, tasks, ops int) (Floor, error) {
+	write, read, err := meta.MeasureFloor(ctx, p.probe, tasks, ops)
 	if err != nil {
 		return Floor{}, err
 	}

@@ -14,6 +14,7 @@ import (
 // floor benchmark reads.
 type stats struct {
 	MetaURL string `json:"meta_url"`
+	Control string `json:"control"` // the mount's control channel, when it has one
 	Ops     map[string]struct {
 		Count float64 `json:"count"`
 	} `json:"ops"`
