@@ -27,6 +27,15 @@ func testDestroy(t *testing.T, open func(t *testing.T) meta.Engine) {
 	gone := x.create(meta.RootIno, "orphan")
 	x.write(gone, 0, 0, 10)
 	x.unlink(meta.RootIno, "orphan")
+	quotas, hasQuotas := meta.Capability[meta.QuotaStore](x.e)
+	if hasQuotas {
+		x.must(quotas.SetQuota(x.ctx, dir, meta.Quota{MaxSpace: 1 << 20, Space: 4096, Inodes: 2}), "SetQuota")
+		x.must(quotas.AddQuotaUsage(x.ctx, map[meta.Ino]meta.DirStat{dir: {Space: 4096, Inodes: 1}}), "AddQuotaUsage")
+	}
+	stats, hasStats := meta.Capability[meta.DirStatStore](x.e)
+	if hasStats {
+		x.must(stats.AddDirStats(x.ctx, map[meta.Ino]meta.DirStat{dir: {Space: 8192, Inodes: 2}}, nil), "AddDirStats")
+	}
 
 	if err := d.Destroy(x.ctx); err != nil {
 		t.Fatalf("Destroy: %v", err)
@@ -60,6 +69,16 @@ func testDestroy(t *testing.T, open func(t *testing.T) meta.Engine) {
 	}
 	if dead, err := x.e.DeadSlices(x.ctx, 10); err != nil || len(dead) != 0 {
 		t.Errorf("dead slices after Destroy: %+v, %v; want none", dead, err)
+	}
+	if hasQuotas {
+		if q, err := quotas.Quotas(x.ctx); err != nil || len(q) != 0 {
+			t.Errorf("quotas after Destroy: %+v, %v; want none", q, err)
+		}
+	}
+	if hasStats {
+		if s, err := stats.AllDirStats(x.ctx); err != nil || len(s) != 0 {
+			t.Errorf("directory statistics after Destroy: %+v, %v; want none", s, err)
+		}
 	}
 	x.sid = 0
 	x.orphans = map[meta.Ino]bool{}

@@ -14,7 +14,7 @@ var _ meta.Destroyer = (*Engine)(nil)
 // volumeKey matches what follows "P:" in a key of the volume (see doc.go),
 // so that Destroy leaves alone the keys of a volume whose prefix merely
 // starts with P and a colon.
-var volumeKey = regexp.MustCompile(`^(setting|usage|quota|nextino|nextslice|nextsession|dead|refs|sessions|sessinfo|migration|changes|changeseq|[idsxolfp][0-9]+|cl[0-9]+|c[0-9]+:[0-9]+)$`)
+var volumeKey = regexp.MustCompile(`^(setting|usage|quota|quota:(max_space|max_inodes|space|inodes)|dirspace|dirinodes|nextino|nextslice|nextsession|dead|refs|sessions|sessinfo|migration|changes|changeseq|[idsxolfp][0-9]+|cl[0-9]+|c[0-9]+:[0-9]+)$`)
 
 // globEscape quotes the characters SCAN's MATCH pattern treats specially.
 var globEscape = strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`, `]`, `\]`)

@@ -28,6 +28,10 @@
 //	P:migration      a migration's record (changelog.go)
 //	P:changes        its change log: sorted set, score number, member "number:change"
 //	P:changeseq      the change log's sequence
+//	P:dirspace       directory statistics: hash dir ino -> bytes (dirstats.go)
+//	P:dirinodes      directory statistics: hash dir ino -> entries
+//	P:quota:<field>  directory quotas: hash dir ino -> value, one hash per
+//	                 field max_space, max_inodes, space, inodes (quota.go)
 //
 // Directories are sorted sets so that Readdir pages in byte order with
 // ZRANGEBYLEX and bounded memory, however large the directory.
