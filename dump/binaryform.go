@@ -78,6 +78,16 @@ func (e *binaryEncoder) record(b []byte, r *meta.DumpRecord) []byte {
 	case meta.DumpDeadSlice:
 		p = binary.AppendUvarint(p, r.Slice.ID)
 		p = binary.AppendUvarint(p, uint64(r.Slice.Size))
+	case meta.DumpQuota:
+		q := &r.Quota
+		p = binary.AppendUvarint(p, uint64(r.Ino))
+		for _, v := range []int64{q.MaxSpace, q.MaxInodes, q.Space, q.Inodes} {
+			p = binary.AppendVarint(p, v)
+		}
+	case meta.DumpDirStat:
+		p = binary.AppendUvarint(p, uint64(r.Ino))
+		p = binary.AppendVarint(p, r.DirStat.Space)
+		p = binary.AppendVarint(p, r.DirStat.Inodes)
 	}
 	e.payload = p
 	return appendFrame(b, byte(r.Kind), p)
@@ -207,6 +217,12 @@ func decodeBinaryRecord(kind byte, payload []byte, r *meta.DumpRecord) error {
 		}
 	case meta.DumpDeadSlice:
 		r.Slice = meta.DeadSlice{ID: p.uvarint(), Size: p.uint32()}
+	case meta.DumpQuota:
+		r.Ino = meta.Ino(p.uvarint())
+		r.Quota = meta.Quota{MaxSpace: p.varint(), MaxInodes: p.varint(), Space: p.varint(), Inodes: p.varint()}
+	case meta.DumpDirStat:
+		r.Ino = meta.Ino(p.uvarint())
+		r.DirStat = meta.DirStat{Space: p.varint(), Inodes: p.varint()}
 	default:
 		return fmt.Errorf("unknown record kind %d", kind)
 	}

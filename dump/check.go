@@ -13,12 +13,17 @@ import (
 type checker struct {
 	present  meta.PagedIDSet // inodes with an inode record
 	named    meta.PagedIDSet // inodes other records name
+	dirs     meta.PagedIDSet // directories with an inode record
+	dirNamed meta.PagedIDSet // directories quota and statistics records name
+	quotas   meta.PagedIDSet // directories with a quota record
+	stats    meta.PagedIDSet // directories with a statistics record
 	maxIno   uint64
 	maxSlice uint64
 }
 
 func newChecker() *checker {
-	return &checker{present: meta.NewPagedIDSet(), named: meta.NewPagedIDSet()}
+	return &checker{present: meta.NewPagedIDSet(), named: meta.NewPagedIDSet(), dirs: meta.NewPagedIDSet(),
+		dirNamed: meta.NewPagedIDSet(), quotas: meta.NewPagedIDSet(), stats: meta.NewPagedIDSet()}
 }
 
 func (c *checker) name(ino meta.Ino) error {
@@ -26,6 +31,19 @@ func (c *checker) name(ino meta.Ino) error {
 		return errors.New("names inode 0")
 	}
 	c.named.Add(uint64(ino))
+	return nil
+}
+
+// nameDir notes that a quota or statistics record names directory ino;
+// one the dump already holds as something else is refused at once.
+func (c *checker) nameDir(ino meta.Ino, what string) error {
+	if ino == 0 {
+		return fmt.Errorf("the %s record names inode 0", what)
+	}
+	if c.present.Has(uint64(ino)) && !c.dirs.Has(uint64(ino)) {
+		return fmt.Errorf("the %s record names inode %d, which is not a directory", what, ino)
+	}
+	c.dirNamed.Add(uint64(ino))
 	return nil
 }
 
@@ -45,6 +63,9 @@ func (c *checker) record(r *meta.DumpRecord) error {
 		}
 		if !c.present.Add(uint64(r.Ino)) {
 			return fmt.Errorf("inode %d appears twice", r.Ino)
+		}
+		if a.Type == meta.TypeDirectory {
+			c.dirs.Add(uint64(r.Ino))
 		}
 		if !meta.IsTrashIno(r.Ino) { // the trash's folders have numbers of their own
 			c.maxIno = max(c.maxIno, uint64(r.Ino))
@@ -80,6 +101,20 @@ func (c *checker) record(r *meta.DumpRecord) error {
 			c.maxSlice = max(c.maxSlice, s.ID)
 		}
 		return c.name(r.Ino)
+	case meta.DumpQuota:
+		q := r.Quota
+		if q.MaxSpace < 0 || q.MaxInodes < 0 {
+			return fmt.Errorf("the quota of directory %d has a negative limit", r.Ino)
+		}
+		if !c.quotas.Add(uint64(r.Ino)) {
+			return fmt.Errorf("directory %d has two quota records", r.Ino)
+		}
+		return c.nameDir(r.Ino, "quota")
+	case meta.DumpDirStat:
+		if !c.stats.Add(uint64(r.Ino)) {
+			return fmt.Errorf("directory %d has two statistics records", r.Ino)
+		}
+		return c.nameDir(r.Ino, "statistics")
 	case meta.DumpDeadSlice:
 		if r.Slice.ID == 0 {
 			return errors.New("dead slice 0 is not a valid slice id")
@@ -110,6 +145,9 @@ func (c *checker) finish(h header) error {
 	}
 	if ino, ok := c.named.Missing(c.present); ok {
 		return fmt.Errorf("inode %d is named by an entry, symlink, xattr or chunk record but has no inode record", ino)
+	}
+	if ino, ok := c.dirNamed.Missing(c.dirs); ok {
+		return fmt.Errorf("a quota or statistics record names inode %d, which is not a directory of the dump", ino)
 	}
 	if h.NextInode <= c.maxIno {
 		return fmt.Errorf("the header's next_inode %d is not above inode %d, which is in use", h.NextInode, c.maxIno)

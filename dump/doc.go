@@ -15,6 +15,8 @@
 //	{"kind":"xattr","ino":2,"name":"user.k","value":"BASE64"}
 //	{"kind":"chunk","ino":2,"index":0,"slices":[[POS,ID,SIZE,OFF,LEN],...]}
 //	{"kind":"dead_slice","id":7,"size":4096}
+//	{"kind":"dir_stat","ino":1,"space":B,"inodes":N}
+//	{"kind":"quota","ino":4,"max_space":B,"max_inodes":N,"space":B,"inodes":N}
 //	{"kind":"end","records":N}
 //
 // The first line is the header: the format version (cairn_dump), the
@@ -32,6 +34,15 @@
 // dead_slice records name slices no file uses whose blocks are still to be
 // deleted from the object store.
 //
+// dir_stat and quota records carry a directory's statistics (the space,
+// each file's length rounded up to 4 KiB, and the inodes of the entries
+// directly in it) and its quota (limits, 0 for none, and the usage of
+// the tree under it); see meta.VolumeDumper. Their numbers are signed: a
+// statistic that drifted below zero is carried as it is, for fsck
+// --repair to correct. They are as current as the database was at the
+// dump (statistics at most one flush behind the live clients), and a
+// dump without them loads, with no quotas and statistics to recount.
+//
 // Left out: sessions, locks and inodes only a session's orphan list holds
 // (unlinked while open), which belong to live clients. Recomputed by a
 // load rather than read: slice reference counts and usage, which is why
@@ -44,7 +55,8 @@
 // (Castagnoli) of kind and payload, little-endian. The first frame ('H')
 // holds the JSON header above, the last ('E') the record count (uvarint).
 // Record frames use meta.DumpKind's values; their payloads are uvarints
-// (varints for times) in the order of the JSON form, names and values
+// (varints for times, limits, space and inode counts of quotas and
+// statistics) in the order of the JSON form, names and values
 // prefixed by their length, a target taking the rest of the payload.
 //
 // # Compression
@@ -57,7 +69,9 @@
 // A reader refuses, in one line naming the record: an unknown or newer
 // version, a file that is not a dump, a truncated file, a corrupt record,
 // two records for one inode, an entry, symlink, xattr or chunk naming an
-// inode the dump does not hold, a dump without a root directory, and
+// inode the dump does not hold, a quota or dir_stat record naming an
+// inode that is not a directory of the dump (or naming one twice), a
+// negative quota limit, a dump without a root directory, and
 // counters below the inode numbers and slice ids in use.
 package dump
 

@@ -79,6 +79,17 @@ func (jsonEncoder) record(b []byte, r *meta.DumpRecord) []byte {
 	case meta.DumpDeadSlice:
 		b = appendUint(append(b, `{"kind":"dead_slice","id":`...), r.Slice.ID)
 		b = appendUint(append(b, `,"size":`...), uint64(r.Slice.Size))
+	case meta.DumpQuota:
+		q := &r.Quota
+		b = appendUint(append(b, `{"kind":"quota","ino":`...), uint64(r.Ino))
+		b = strconv.AppendInt(append(b, `,"max_space":`...), q.MaxSpace, 10)
+		b = strconv.AppendInt(append(b, `,"max_inodes":`...), q.MaxInodes, 10)
+		b = strconv.AppendInt(append(b, `,"space":`...), q.Space, 10)
+		b = strconv.AppendInt(append(b, `,"inodes":`...), q.Inodes, 10)
+	case meta.DumpDirStat:
+		b = appendUint(append(b, `{"kind":"dir_stat","ino":`...), uint64(r.Ino))
+		b = strconv.AppendInt(append(b, `,"space":`...), r.DirStat.Space, 10)
+		b = strconv.AppendInt(append(b, `,"inodes":`...), r.DirStat.Inodes, 10)
 	}
 	return append(b, "}\n"...)
 }
@@ -144,6 +155,11 @@ type jsonLine struct {
 	ID       uint64      `json:"id"`
 	Size     uint32      `json:"size"`
 	Records  *uint64     `json:"records"`
+	// Quotas and directory statistics.
+	MaxSpace  int64 `json:"max_space"`
+	MaxInodes int64 `json:"max_inodes"`
+	Space     int64 `json:"space"`
+	Inodes    int64 `json:"inodes"`
 }
 
 // decodeJSONLine parses one record line into r, or reports the trailer's
@@ -249,6 +265,16 @@ func decodeJSONLine(line []byte, r *meta.DumpRecord) (end bool, records uint64, 
 		}
 	case meta.DumpDeadSlice:
 		r.Slice = meta.DeadSlice{ID: l.ID, Size: l.Size}
+	case meta.DumpQuota, meta.DumpDirStat:
+		if v, err = need(l.Ino, "ino"); err != nil {
+			return
+		}
+		r.Ino = meta.Ino(v)
+		r.DirStat = meta.DirStat{Space: l.Space, Inodes: l.Inodes}
+		if kind == meta.DumpQuota {
+			r.DirStat = meta.DirStat{}
+			r.Quota = meta.Quota{MaxSpace: l.MaxSpace, MaxInodes: l.MaxInodes, Space: l.Space, Inodes: l.Inodes}
+		}
 	}
 	return false, 0, nil
 }

@@ -239,6 +239,14 @@ func scanJSONLine(line []byte, l *jsonLine) error {
 			err = u32(&l.Size)
 		case "records":
 			err = u64(&l.Records)
+		case "max_space":
+			l.MaxSpace, err = s.signed()
+		case "max_inodes":
+			l.MaxInodes, err = s.signed()
+		case "space":
+			l.Space, err = s.signed()
+		case "inodes":
+			l.Inodes, err = s.signed()
 		default:
 			return fmt.Errorf("unknown field %q", key)
 		}

@@ -45,6 +45,8 @@ var kindNames = [...]string{
 	meta.DumpXattr:     "xattr",
 	meta.DumpChunk:     "chunk",
 	meta.DumpDeadSlice: "dead_slice",
+	meta.DumpQuota:     "quota",
+	meta.DumpDirStat:   "dir_stat",
 }
 
 func parseKind(s string) (meta.DumpKind, bool) {

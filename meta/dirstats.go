@@ -32,8 +32,9 @@ import "context"
 // A file moved to the trash leaves its directory's statistics for the
 // trash directory's, so it leaves the directory's quota too; the
 // volume's Usage keeps counting it until the trash is purged. A volume
-// formatted before statistics existed, or loaded from a dump, starts
-// with none: fsck --repair computes them.
+// formatted before statistics existed, or loaded from a dump made
+// before dumps carried them, starts with none: fsck --repair computes
+// them. A dump carries them (VolumeDumper).
 
 // DirStat is what the entries directly in one directory hold.
 type DirStat struct {

@@ -80,21 +80,29 @@ const (
 	// DumpDeadSlice: slice Slice.ID (Slice.Size bytes) is referenced by
 	// nothing and waits for its blocks to be deleted.
 	DumpDeadSlice
+	// DumpQuota: directory Ino has the quota Quota. Only VolumeDumper
+	// writes and reads it; an engine's own Dump and Restore never see it.
+	DumpQuota
+	// DumpDirStat: directory Ino has the statistics DirStat. Only
+	// VolumeDumper writes and reads it, as DumpQuota.
+	DumpDirStat
 )
 
 // DumpRecord is one piece of a volume; Kind says which fields are set.
 type DumpRecord struct {
-	Kind   DumpKind
-	Ino    Ino
-	Attr   Attr
-	Name   string
-	Child  Ino
-	Type   FileType
-	Target string
-	Value  []byte
-	Index  uint32
-	Slices []Slice
-	Slice  DeadSlice
+	Kind    DumpKind
+	Ino     Ino
+	Attr    Attr
+	Name    string
+	Child   Ino
+	Type    FileType
+	Target  string
+	Value   []byte
+	Index   uint32
+	Slices  []Slice
+	Slice   DeadSlice
+	Quota   Quota
+	DirStat DirStat
 }
 
 // ErrDatabaseNotEmpty is what Dumper.Restore returns for a database that

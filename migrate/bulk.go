@@ -20,11 +20,11 @@ import (
 // it (step 3 of the protocol): every change after that end is copied by
 // the catch-up rounds.
 func BulkCopy(ctx context.Context, src, dst meta.Engine, progress func(records uint64)) error {
-	from, ok := meta.Capability[meta.Dumper](src)
+	from, ok := meta.VolumeDumper(src)
 	if !ok {
 		return fmt.Errorf("the %s engine cannot copy its volume out (no dump)", src.Name())
 	}
-	to, ok := meta.Capability[meta.Dumper](dst)
+	to, ok := meta.VolumeDumper(dst)
 	if !ok {
 		return fmt.Errorf("the %s engine cannot take a copied volume in (no load)", dst.Name())
 	}

@@ -88,7 +88,7 @@ func Open(ctx context.Context, metaURL string, opts Options) (*Volume, error) {
 
 func (v *Volume) openFileSystem(ctx context.Context, opts Options) error {
 	var err error
-	dumper, canDump := meta.Capability[meta.Dumper](v.Engine)
+	dumper, canDump := meta.VolumeDumper(v.Engine)
 	if v.Objects, err = openObjects(ctx, v.Format, opts.Store, opts.IOTimeout); err != nil {
 		return err
 	}

@@ -74,7 +74,7 @@ func openDumper(metaURL string) (meta.Engine, meta.Dumper, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d, ok := meta.Capability[meta.Dumper](eng)
+	d, ok := meta.VolumeDumper(eng)
 	if !ok {
 		eng.Close()
 		return nil, nil, fmt.Errorf("the %s engine cannot dump or load a volume", eng.Name())
