@@ -104,6 +104,7 @@ func RunDump(t *testing.T, openRaw func(t *testing.T) meta.Engine) {
 		dumpRecords(t, dumper(t, target)).sameAs(t, src.without(x.orphans))
 	})
 	t.Run("OneMoment", func(t *testing.T) { dumpUnderWriters(t, open(t), dumper) })
+	t.Run("Quotas", func(t *testing.T) { dumpQuotas(t, open) })
 }
 
 // populate makes one of every kind of object the dump carries.
