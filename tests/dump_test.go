@@ -116,8 +116,10 @@ func dumpLines(t testing.TB, path string) (header string, records []string) {
 // TestDumpRing moves one volume, populated through a mount, through every
 // engine (SQLite → Redis → PostgreSQL → MariaDB → etcd → Badger →
 // SQLite) by dump and load, in every form of the file, mounts it after
-// each step and compares the tree with the original name by name; the
-// last dump must equal the first. It runs once, not once per engine.
+// each step and compares the tree with the original name by name, and
+// checks that a full directory quota set before the first dump still
+// refuses a create; the last dump must equal the first (directory
+// statistics and quotas included). It runs once, not once per engine.
 func TestDumpRing(t *testing.T) {
 	if os.Getenv("CAIRN_TEST_ENGINE") != "" {
 		t.Skip("the ring goes through every engine itself: it runs in the default pass only")
@@ -130,6 +132,9 @@ func TestDumpRing(t *testing.T) {
 	populateForDump(t, v, bigDir)
 	want := dumpSnapshot(t, v.dir)
 	v.unmount(t)
+	// A quota that is full: after each load, a create under it must
+	// still be refused.
+	cairnOK(t, "quota", "set", v.meta, "--path", "/sizes", "--inodes", "8")
 
 	dir := tempDir(t)
 	first := filepath.Join(dir, "0-sqlite3.json")
@@ -152,6 +157,8 @@ func TestDumpRing(t *testing.T) {
 		loaded := time.Now()
 		target.mount(t)
 		sameTree(t, "after loading into "+step.engine, dumpSnapshot(t, target.dir), want)
+		_, err := os.Create(target.path("sizes", "over-quota"))
+		wantErrno(t, err, unix.EDQUOT, "create under a full quota after loading into "+step.engine)
 		target.unmount(t)
 		compared := time.Now()
 		next := filepath.Join(dir, step.file)
