@@ -14,8 +14,11 @@ import (
 // creates replaces the kernel's negative entry at once; one another mount
 // creates becomes visible here within that time, as a change of an
 // existing name does within the entry cache durations. With entry
-// caching off it is ENOENT, which the kernel does not keep.
+// caching off it is ENOENT, which the kernel does not keep. Either way
+// the metrics count the ENOENT the application sees, as the access log
+// shows it.
 func (fs *FS) negativeEntry(out *gofuse.EntryOut) gofuse.Status {
+	fs.v.ObserveError("lookup", syscall.ENOENT)
 	ttl := fs.v.Client().MissingEntryTTL()
 	if ttl <= 0 {
 		return gofuse.Status(syscall.ENOENT)
