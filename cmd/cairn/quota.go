@@ -50,30 +50,20 @@ func openQuotaPath(ctx context.Context, url, path string) (*volume.Volume, meta.
 	return vol, ino, nil
 }
 
-func quotaSetCommand() *cobra.Command {
-	c := &cobra.Command{
-		Use:     "set META-URL --path P [--capacity SIZE] [--inodes N]",
-		Short:   "set or change the limits of a directory's quota (0: no limit); a new quota counts the tree first",
-		Example: "  cairn quota set sqlite3:///var/lib/cairn/vol.db --path /projects/a --capacity 100G",
-		Args:    exactArgs(1),
-	}
-	fs := c.Flags()
-	path := fs.String("path", "", "the directory, from the volume's root")
-	var capacity byteSize
-	fs.Var(&capacity, "capacity", "the most bytes the tree may hold (bytes, or with K, M, G, T, P)")
-	inodes := fs.Int64("inodes", 0, "the most inodes the tree may hold")
+// quotaOnPath gives c, a quota command on one directory, its --path flag
+// and a RunE that checks its flags with check (nil: none) before opening
+// anything, opens the volume, finds the directory and calls run.
+func quotaOnPath(c *cobra.Command, check func() error, run func(ctx context.Context, cmd *cobra.Command, vol *volume.Volume, ino meta.Ino, path string) error) *cobra.Command {
+	c.Args = exactArgs(1)
+	path := c.Flags().String("path", "", "the directory, from the volume's root")
 	c.RunE = func(cmd *cobra.Command, pos []string) error {
 		if *path == "" {
 			return errors.New("give the directory with --path")
 		}
-		if !fs.Changed("capacity") && !fs.Changed("inodes") {
-			return errors.New("give --capacity, --inodes or both")
-		}
-		if *inodes < 0 {
-			return fmt.Errorf("invalid --inodes %d: use 0 (no limit) or more", *inodes)
-		}
-		if uint64(capacity) > 1<<62 {
-			return fmt.Errorf("--capacity %d is too large", capacity)
+		if check != nil {
+			if err := check(); err != nil {
+				return err
+			}
 		}
 		ctx := context.Background()
 		vol, ino, err := openQuotaPath(ctx, pos[0], *path)
@@ -81,6 +71,33 @@ func quotaSetCommand() *cobra.Command {
 			return err
 		}
 		defer vol.Close(ctx)
+		return run(ctx, cmd, vol, ino, *path)
+	}
+	return c
+}
+
+func quotaSetCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:     "set META-URL --path P [--capacity SIZE] [--inodes N]",
+		Short:   "set or change the limits of a directory's quota (0: no limit); a new quota counts the tree first",
+		Example: "  cairn quota set sqlite3:///var/lib/cairn/vol.db --path /projects/a --capacity 100G",
+	}
+	fs := c.Flags()
+	var capacity byteSize
+	fs.Var(&capacity, "capacity", "the most bytes the tree may hold (bytes, or with K, M, G, T, P)")
+	inodes := fs.Int64("inodes", 0, "the most inodes the tree may hold")
+	check := func() error {
+		switch {
+		case !fs.Changed("capacity") && !fs.Changed("inodes"):
+			return errors.New("give --capacity, --inodes or both")
+		case *inodes < 0:
+			return fmt.Errorf("invalid --inodes %d: use 0 (no limit) or more", *inodes)
+		case uint64(capacity) > 1<<62:
+			return fmt.Errorf("--capacity %d is too large", capacity)
+		}
+		return nil
+	}
+	return quotaOnPath(c, check, func(ctx context.Context, cmd *cobra.Command, vol *volume.Volume, ino meta.Ino, path string) error {
 		maxSpace, maxInodes := int64(capacity), *inodes
 		if old, err := meta.GetQuota(ctx, vol.Engine, ino); err == nil {
 			if !fs.Changed("capacity") {
@@ -90,16 +107,15 @@ func quotaSetCommand() *cobra.Command {
 				maxInodes = old.MaxInodes
 			}
 		} else if !errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("read the quota of %s: %w", *path, err)
+			return fmt.Errorf("read the quota of %s: %w", path, err)
 		}
 		q, err := meta.SetQuota(ctx, vol.Engine, ino, maxSpace, maxInodes)
 		if err != nil {
-			return fmt.Errorf("set the quota of %s: %w", *path, err)
+			return fmt.Errorf("set the quota of %s: %w", path, err)
 		}
-		printQuota(cmd.OutOrStdout(), *path, q)
+		printQuota(cmd.OutOrStdout(), path, q)
 		return nil
-	}
-	return c
+	})
 }
 
 func quotaGetCommand() *cobra.Command {
@@ -107,30 +123,18 @@ func quotaGetCommand() *cobra.Command {
 		Use:     "get META-URL --path P",
 		Short:   "show a directory's quota: limits and usage",
 		Example: "  cairn quota get sqlite3:///var/lib/cairn/vol.db --path /projects/a",
-		Args:    exactArgs(1),
 	}
-	path := c.Flags().String("path", "", "the directory, from the volume's root")
-	c.RunE = func(cmd *cobra.Command, pos []string) error {
-		if *path == "" {
-			return errors.New("give the directory with --path")
-		}
-		ctx := context.Background()
-		vol, ino, err := openQuotaPath(ctx, pos[0], *path)
-		if err != nil {
-			return err
-		}
-		defer vol.Close(ctx)
+	return quotaOnPath(c, nil, func(ctx context.Context, cmd *cobra.Command, vol *volume.Volume, ino meta.Ino, path string) error {
 		q, err := meta.GetQuota(ctx, vol.Engine, ino)
 		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%s has no quota (set one with 'cairn quota set')", *path)
+			return fmt.Errorf("%s has no quota (set one with 'cairn quota set')", path)
 		}
 		if err != nil {
-			return fmt.Errorf("read the quota of %s: %w", *path, err)
+			return fmt.Errorf("read the quota of %s: %w", path, err)
 		}
-		printQuota(cmd.OutOrStdout(), *path, q)
+		printQuota(cmd.OutOrStdout(), path, q)
 		return nil
-	}
-	return c
+	})
 }
 
 func quotaListCommand() *cobra.Command {
@@ -193,30 +197,18 @@ func quotaDeleteCommand() *cobra.Command {
 		Use:     "delete META-URL --path P",
 		Short:   "remove a directory's quota",
 		Example: "  cairn quota delete sqlite3:///var/lib/cairn/vol.db --path /projects/a",
-		Args:    exactArgs(1),
 	}
-	path := c.Flags().String("path", "", "the directory, from the volume's root")
-	c.RunE = func(cmd *cobra.Command, pos []string) error {
-		if *path == "" {
-			return errors.New("give the directory with --path")
-		}
-		ctx := context.Background()
-		vol, ino, err := openQuotaPath(ctx, pos[0], *path)
-		if err != nil {
-			return err
-		}
-		defer vol.Close(ctx)
-		err = meta.DeleteQuota(ctx, vol.Engine, ino)
+	return quotaOnPath(c, nil, func(ctx context.Context, cmd *cobra.Command, vol *volume.Volume, ino meta.Ino, path string) error {
+		err := meta.DeleteQuota(ctx, vol.Engine, ino)
 		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%s has no quota", *path)
+			return fmt.Errorf("%s has no quota", path)
 		}
 		if err != nil {
-			return fmt.Errorf("delete the quota of %s: %w", *path, err)
+			return fmt.Errorf("delete the quota of %s: %w", path, err)
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: quota deleted\n", *path)
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: quota deleted\n", path)
 		return nil
-	}
-	return c
+	})
 }
 
 func quotaCheckCommand() *cobra.Command {
@@ -224,42 +216,29 @@ func quotaCheckCommand() *cobra.Command {
 		Use:     "check META-URL --path P [--repair]",
 		Short:   "count a quota's tree in full and compare with its recorded usage; --repair writes the counted figures",
 		Example: "  cairn quota check sqlite3:///var/lib/cairn/vol.db --path /projects/a --repair",
-		Args:    exactArgs(1),
 	}
-	fs := c.Flags()
-	path := fs.String("path", "", "the directory, from the volume's root")
-	repair := fs.Bool("repair", false, "write the counted usage into the quota and the directories' statistics")
-	c.RunE = func(cmd *cobra.Command, pos []string) error {
-		if *path == "" {
-			return errors.New("give the directory with --path")
-		}
-		ctx := context.Background()
-		vol, ino, err := openQuotaPath(ctx, pos[0], *path)
-		if err != nil {
-			return err
-		}
-		defer vol.Close(ctx)
+	repair := c.Flags().Bool("repair", false, "write the counted usage into the quota and the directories' statistics")
+	return quotaOnPath(c, nil, func(ctx context.Context, cmd *cobra.Command, vol *volume.Volume, ino meta.Ino, path string) error {
 		recorded, counted, err := meta.CheckQuota(ctx, vol.Engine, ino, *repair)
 		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%s has no quota", *path)
+			return fmt.Errorf("%s has no quota", path)
 		}
 		if err != nil {
-			return fmt.Errorf("check the quota of %s: %w", *path, err)
+			return fmt.Errorf("check the quota of %s: %w", path, err)
 		}
 		out := cmd.OutOrStdout()
 		if recorded.Space == counted.Space && recorded.Inodes == counted.Inodes {
-			fmt.Fprintf(out, "%s: usage is right: %s and %d inodes\n", *path, humanBytes(uint64(max(counted.Space, 0))), counted.Inodes)
+			fmt.Fprintf(out, "%s: usage is right: %s and %d inodes\n", path, humanBytes(uint64(max(counted.Space, 0))), counted.Inodes)
 			return nil
 		}
 		fmt.Fprintf(out, "%s: recorded %d bytes and %d inodes, counted %d bytes and %d inodes\n",
-			*path, recorded.Space, recorded.Inodes, counted.Space, counted.Inodes)
+			path, recorded.Space, recorded.Inodes, counted.Space, counted.Inodes)
 		if *repair {
-			fmt.Fprintf(out, "%s: repaired\n", *path)
+			fmt.Fprintf(out, "%s: repaired\n", path)
 			return nil
 		}
-		return fmt.Errorf("the quota of %s is off; fix it with --repair", *path)
-	}
-	return c
+		return fmt.Errorf("the quota of %s is off; fix it with --repair", path)
+	})
 }
 
 // printQuota writes one quota's usage and limits on one line.
