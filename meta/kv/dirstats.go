@@ -3,7 +3,6 @@ package kv
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"cairn/meta"
 )
@@ -33,44 +32,35 @@ func (e *Engine) SetDirStats(ctx context.Context, stats map[meta.Ino]meta.DirSta
 }
 
 func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino, add bool) error {
-	dirs := make([]meta.Ino, 0, len(stats))
-	for dir := range stats {
-		dirs = append(dirs, dir)
-	}
-	slices.Sort(dirs)
-	for len(dirs) > 0 {
-		batch := dirs[:min(len(dirs), dirStatBatch)]
-		dirs = dirs[len(batch):]
-		err := e.txn(ctx, func(t *txn) error {
-			keys := make([][]byte, len(batch))
-			for i, dir := range batch {
-				keys[i] = t.k.dirStat(dir)
+	err := inDirBatches(ctx, e, stats, dirStatBatch, func(t *txn, batch []meta.Ino) error {
+		keys := make([][]byte, len(batch))
+		for i, dir := range batch {
+			keys[i] = t.k.dirStat(dir)
+		}
+		if add {
+			if err := t.prefetch(keys...); err != nil {
+				return err
 			}
+		}
+		for i, dir := range batch {
+			var cur usageDelta
 			if add {
-				if err := t.prefetch(keys...); err != nil {
+				v, err := t.get(keys[i])
+				if err != nil {
 					return err
 				}
-			}
-			for i, dir := range batch {
-				var cur usageDelta
-				if add {
-					v, err := t.get(keys[i])
-					if err != nil {
-						return err
-					}
-					if cur, err = decodeUsage(v); err != nil {
-						return fmt.Errorf("statistics of directory %d: %w", dir, err)
-					}
+				if cur, err = decodeUsage(v); err != nil {
+					return fmt.Errorf("statistics of directory %d: %w", dir, err)
 				}
-				cur.space += stats[dir].Space
-				cur.inodes += stats[dir].Inodes
-				t.put(keys[i], encodeUsage(cur))
 			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("change directory statistics: %w", err)
+			cur.space += stats[dir].Space
+			cur.inodes += stats[dir].Inodes
+			t.put(keys[i], encodeUsage(cur))
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("change directory statistics: %w", err)
 	}
 	for len(removed) > 0 {
 		batch := removed[:min(len(removed), 2*dirStatBatch)]
@@ -127,28 +117,8 @@ func (e *Engine) DirStats(ctx context.Context, dirs []meta.Ino) (map[meta.Ino]me
 
 // AllDirStats lists every directory's statistics, see meta.DirStatStore.
 func (e *Engine) AllDirStats(ctx context.Context) (map[meta.Ino]meta.DirStat, error) {
-	out := map[meta.Ino]meta.DirStat{}
-	err := e.txn(ctx, func(t *txn) error {
-		clear(out)
-		kvs, err := t.scanAll(t.k.key(tagDirStat), t.k.key(tagDirStat+1), 1000)
-		if err != nil {
-			return err
-		}
-		for _, kv := range kvs {
-			rest := t.k.suffix(kv.Key, 0)
-			if len(rest) != 8 {
-				return fmt.Errorf("corrupt directory statistics key %q: %w", kv.Key, meta.ErrIO)
-			}
-			u, err := decodeUsage(kv.Value)
-			if err != nil {
-				return err
-			}
-			out[meta.Ino(be.Uint64(rest))] = meta.DirStat{Space: u.space, Inodes: u.inodes}
-		}
-		return nil
+	return scanDirRecords(ctx, e, tagDirStat, "directory statistics", func(v []byte) (meta.DirStat, error) {
+		u, err := decodeUsage(v)
+		return meta.DirStat{Space: u.space, Inodes: u.inodes}, err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list directory statistics: %w", err)
-	}
-	return out, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"slices"
 
 	"cairn/meta"
 )
@@ -66,65 +65,40 @@ func (e *Engine) DeleteQuota(ctx context.Context, dir meta.Ino) error {
 
 // Quotas lists every quota, see meta.QuotaStore.
 func (e *Engine) Quotas(ctx context.Context) (map[meta.Ino]meta.Quota, error) {
-	out := map[meta.Ino]meta.Quota{}
-	err := e.txn(ctx, func(t *txn) error {
-		clear(out)
-		kvs, err := t.scanAll(t.k.key(tagQuota), t.k.key(tagQuota+1), 1000)
-		if err != nil {
+	return scanDirRecords(ctx, e, tagQuota, "quotas", decodeQuota)
+}
+
+// AddQuotaUsage adds to the quotas' usage, see meta.QuotaStore, in
+// transactions of up to dirStatBatch quotas, each read in one request.
+func (e *Engine) AddQuotaUsage(ctx context.Context, deltas map[meta.Ino]meta.DirStat) error {
+	err := inDirBatches(ctx, e, deltas, dirStatBatch, func(t *txn, batch []meta.Ino) error {
+		keys := make([][]byte, len(batch))
+		for i, dir := range batch {
+			keys[i] = t.k.quota(dir)
+		}
+		if err := t.prefetch(keys...); err != nil {
 			return err
 		}
-		for _, kv := range kvs {
-			rest := t.k.suffix(kv.Key, 0)
-			if len(rest) != 8 {
-				return fmt.Errorf("corrupt quota key %q: %w", kv.Key, meta.ErrIO)
-			}
-			q, err := decodeQuota(kv.Value)
+		for i, dir := range batch {
+			v, err := t.get(keys[i])
 			if err != nil {
 				return err
 			}
-			out[meta.Ino(binary.BigEndian.Uint64(rest))] = q
+			if v == nil {
+				continue
+			}
+			q, err := decodeQuota(v)
+			if err != nil {
+				return err
+			}
+			q.Space += deltas[dir].Space
+			q.Inodes += deltas[dir].Inodes
+			t.put(keys[i], encodeQuota(q))
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list quotas: %w", err)
-	}
-	return out, nil
-}
-
-// AddQuotaUsage adds to the quotas' usage, see meta.QuotaStore, in
-// transactions of up to dirStatBatch quotas.
-func (e *Engine) AddQuotaUsage(ctx context.Context, deltas map[meta.Ino]meta.DirStat) error {
-	dirs := make([]meta.Ino, 0, len(deltas))
-	for dir := range deltas {
-		dirs = append(dirs, dir)
-	}
-	slices.Sort(dirs)
-	for len(dirs) > 0 {
-		batch := dirs[:min(len(dirs), dirStatBatch)]
-		dirs = dirs[len(batch):]
-		err := e.txn(ctx, func(t *txn) error {
-			for _, dir := range batch {
-				v, err := t.get(t.k.quota(dir))
-				if err != nil {
-					return err
-				}
-				if v == nil {
-					continue
-				}
-				q, err := decodeQuota(v)
-				if err != nil {
-					return err
-				}
-				q.Space += deltas[dir].Space
-				q.Inodes += deltas[dir].Inodes
-				t.put(t.k.quota(dir), encodeQuota(q))
-			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("add quota usage: %w", err)
-		}
+		return fmt.Errorf("add quota usage: %w", err)
 	}
 	return nil
 }
