@@ -140,12 +140,12 @@
 // (meta.ChangeLog, on every engine family), the client's side of
 // tracking, pausing and swapping (meta.Tracker), not yet wired into
 // meta.Client, the bulk copy (BulkCopy) and the catch-up rounds
-// (CatchUpRound, CopyInodes) into a DST of the sql family
+// (CatchUpRound, CopyInodes) into a DST of the sql or kv family
 // (meta.InodeReplacer), and the migrator's part of the switch (Finish:
 // the last changes, unfinished operations, counters, SRC marked moved,
 // which meta.CheckMoved refuses). Not written yet: the announce and the
 // acknowledgements through the record, meta.Client following the record
 // on its heartbeat (tracking, pausing, reopening on DST with its session,
-// orphans and locks), the deadline, InodeReplacer on the redis and kv
-// families; 'cairn migrate' is not a command until they are.
+// orphans and locks), the deadline, InodeReplacer on the redis family;
+// 'cairn migrate' is not a command until they are.
 package migrate

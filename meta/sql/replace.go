@@ -81,25 +81,7 @@ func (c *conn) dropInodeRecords(ino meta.Ino) (droppedInode, error) {
 	case !isNoRows(err) && !errors.Is(err, meta.ErrNotFound):
 		return out, err
 	}
-	rows, err := c.query("SELECT slices FROM cairn_chunk WHERE ino = ?", int64(ino))
-	if err != nil {
-		return out, err
-	}
-	for rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			rows.Close()
-			return out, err
-		}
-		list, err := meta.DecodeSliceRecords(b)
-		if err != nil {
-			rows.Close()
-			return out, err
-		}
-		out.slices = append(out.slices, list...)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if out.slices, err = c.sliceRecords("SELECT slices FROM cairn_chunk WHERE ino = ?", int64(ino)); err != nil {
 		return out, err
 	}
 	for _, q := range []string{
@@ -124,17 +106,13 @@ func (c *conn) insertRecord(rec *meta.DumpRecord) error {
 	case meta.DumpInode:
 		err = c.insertNode(rec.Ino, &rec.Attr)
 	case meta.DumpEntry:
-		_, err = c.exec("INSERT INTO cairn_edge (parent, name, ino, ftype) VALUES (?, ?, ?, ?)", ino, nameArg(rec.Name), int64(rec.Child), int64(rec.Type))
+		err = c.insertEdge(rec.Ino, rec.Name, rec.Child, rec.Type)
 	case meta.DumpSymlink:
 		_, err = c.exec("INSERT INTO cairn_symlink (ino, target) VALUES (?, ?)", ino, blobArg([]byte(rec.Target)))
 	case meta.DumpXattr:
 		_, err = c.exec("INSERT INTO cairn_xattr (ino, name, value) VALUES (?, ?, ?)", ino, nameArg(rec.Name), blobArg(rec.Value))
 	case meta.DumpChunk:
-		blob := make([]byte, 0, len(rec.Slices)*meta.SliceRecordSize)
-		for _, s := range rec.Slices {
-			blob = meta.AppendSliceRecord(blob, s)
-		}
-		_, err = c.exec("INSERT INTO cairn_chunk (ino, idx, slices) VALUES (?, ?, ?)", ino, int64(rec.Index), blob)
+		_, err = c.exec("INSERT INTO cairn_chunk (ino, idx, slices) VALUES (?, ?, ?)", ino, int64(rec.Index), meta.EncodeSliceRecords(rec.Slices))
 	default:
 		err = fmt.Errorf("a record of kind %d cannot replace an inode's: %w", rec.Kind, meta.ErrInvalid)
 	}
