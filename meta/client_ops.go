@@ -382,12 +382,11 @@ func (c *Client) Read(ctx context.Context, ino Ino, idx uint32) ([]Slice, error)
 	return c.eng.Read(ctx, ino, idx)
 }
 
-// Write commits slice s (already stored) to chunk idx of ino.
+// Write commits slice s (already stored) to chunk idx of ino. Quotas are
+// checked when the application writes (CheckGrowth, from vfs), not here:
+// a refusal at the commit would lose data write(2) already accepted.
 func (c *Client) Write(ctx context.Context, ino Ino, idx uint32, s Slice, mtime int64) (Attr, int, error) {
 	before, known := c.attrs.peek(ino)
-	if err := c.CheckGrowth(ctx, ino, uint64(idx)*ChunkSize+uint64(s.Pos)+uint64(s.Len)); err != nil {
-		return Attr{}, 0, err
-	}
 	start := now()
 	a, n, err := c.eng.Write(ctx, ino, idx, s, mtime)
 	c.observe("write", start)

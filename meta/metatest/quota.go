@@ -47,11 +47,18 @@ func (o quotaOps) create(parent meta.Ino, name string, want error) meta.Ino {
 	return ino
 }
 
+// write is a write(2) through a mount: the growth is checked when the
+// application writes (vfs), and the slice committed after, without a
+// second check that could refuse data already accepted.
 func (o quotaOps) write(ino meta.Ino, end uint32, want error) {
 	o.x.t.Helper()
-	id, err := o.c.NewSliceID(o.x.ctx)
-	o.x.must(err, "NewSliceID")
-	_, _, err = o.c.Write(o.x.ctx, ino, 0, meta.Slice{ID: id, Size: end, Len: end}, time.Now().UnixNano())
+	err := o.c.CheckGrowth(o.x.ctx, ino, uint64(end))
+	if err == nil {
+		var id uint64
+		id, err = o.c.NewSliceID(o.x.ctx)
+		o.x.must(err, "NewSliceID")
+		_, _, err = o.c.Write(o.x.ctx, ino, 0, meta.Slice{ID: id, Size: end, Len: end}, time.Now().UnixNano())
+	}
 	o.x.want(want, err, "write %d bytes to %d", end, ino)
 }
 
