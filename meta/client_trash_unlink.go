@@ -3,7 +3,6 @@ package meta
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 )
 
@@ -81,18 +80,22 @@ func (c *Client) cachedEntry(parent Ino, name string) (Ino, Attr, bool) {
 // a directory by now (moved back, and the unlink fails as on a
 // directory), a file of several links (the trash's link goes: the file
 // lives on under its other names), or another file of one link (its
-// trash entry is named after the inode it holds, for restore).
+// trash entry is named after the inode it holds, for restore). The
+// application gets what unlink(2) gives on that view: EISDIR for the
+// directory, success for the files; a failed repair is logged, never
+// returned as an errno unlink does not give.
 func (c *Client) settleTrashMove(ctx context.Context, parent Ino, name string, hour Ino, kept string, moved Ino, attr Attr) (Ino, Attr, error) {
 	switch {
 	case attr.IsDir():
 		if _, _, _, err := c.rename(ctx, RootCred, hour, kept, parent, name, RenameNoReplace); err != nil {
-			return 0, Attr{}, fmt.Errorf("move directory %d, unlinked as a file, back from the trash entry %s: %w", moved, kept, err)
+			slog.Warn("move a directory, unlinked as a file, back from the trash", "inode", moved, "entry", kept, "err", err)
 		}
 		return 0, Attr{}, ErrIsDir
 	case attr.Nlink != 1:
 		ino, a, err := c.unlink(ctx, RootCred, hour, kept)
 		if err != nil {
-			return 0, Attr{}, fmt.Errorf("remove the trash link %s of inode %d, which has other links: %w", kept, moved, err)
+			slog.Warn("remove the trash link of a file that has other links", "inode", moved, "entry", kept, "err", err)
+			return moved, attr, nil
 		}
 		return ino, a, nil
 	}
