@@ -14,7 +14,7 @@ import (
 // trip, and only when the kernel's look-up of the target did not come
 // through this client). With quotas, a directory that moves into
 // another quota tree is counted whole first (CountTree).
-func (c *Client) renameCounts(ctx context.Context, srcParent Ino, srcName string, dstParent Ino, dstName string, old Ino, flags uint32) (func(moved Ino, attr *Attr), error) {
+func (c *Client) renameCounts(ctx context.Context, srcParent Ino, srcName string, dstParent Ino, dstName string, old Ino, cached bool, flags uint32) (func(moved Ino, attr *Attr), error) {
 	if !c.stats.on() {
 		return func(Ino, *Attr) {}, nil
 	}
@@ -24,7 +24,9 @@ func (c *Client) renameCounts(ctx context.Context, srcParent Ino, srcName string
 		if old != 0 {
 			victim, found = c.attrs.peek(old)
 		}
-		if !found {
+		// A name this client holds as missing replaces nothing: no
+		// look-up (the usual write-then-rename-into-place).
+		if !found && !(cached && old == missingEntry) {
 			if ino, a, err := c.eng.Lookup(ctx, dstParent, dstName); err == nil {
 				old, victim, found = ino, a, true
 			}

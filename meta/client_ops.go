@@ -277,8 +277,8 @@ func (c *Client) rmdir(ctx context.Context, cred Cred, parent Ino, name string) 
 // rename moves srcParent/srcName to dstParent/dstName (renameat2 flags).
 // replaced is the inode that lost its last link to the move, if any.
 func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (moved Ino, attr Attr, replaced Ino, err error) {
-	old, _ := c.entries.get(dstParent, dstName)
-	counted, err := c.renameCounts(ctx, srcParent, srcName, dstParent, dstName, old, flags)
+	old, cached := c.entries.get(dstParent, dstName)
+	counted, err := c.renameCounts(ctx, srcParent, srcName, dstParent, dstName, old, cached, flags)
 	if err != nil {
 		return 0, Attr{}, 0, err
 	}
