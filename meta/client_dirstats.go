@@ -173,13 +173,6 @@ func (s *dirStats) flush(ctx context.Context) error {
 	return fmt.Errorf("write directory statistics: %w", err)
 }
 
-// unflushed returns dir's sum not yet written.
-func (s *dirStats) unflushed(dir Ino) DirStat {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.pending[dir]
-}
-
 // FlushDirStats writes the directory statistics this client has summed
 // and not yet written; a no-op on an engine without statistics.
 func (c *Client) FlushDirStats(ctx context.Context) error {

@@ -32,8 +32,6 @@ func newQuotaState(eng Engine, stats *dirStats) *quotaState {
 	return q
 }
 
-// QuotasOn reports whether the engine keeps quotas.
-func (c *Client) QuotasOn() bool { return c.quota.store != nil }
 
 // current returns the quotas, read again when older than QuotaRefresh.
 func (c *Client) currentQuotas(ctx context.Context) (map[Ino]Quota, error) {
