@@ -32,7 +32,6 @@ func newQuotaState(eng Engine, stats *dirStats) *quotaState {
 	return q
 }
 
-
 // current returns the quotas, read again when older than QuotaRefresh.
 func (c *Client) currentQuotas(ctx context.Context) (map[Ino]Quota, error) {
 	q := c.quota
