@@ -6,9 +6,6 @@ import (
 	"cairn/meta"
 )
 
-// maxFloorProbes bounds the probes one floor request makes.
-const maxFloorProbes = 1 << 20
-
 // floor times the cheapest durable write and read of the volume's
 // database from the mount's own connection (meta.FloorProber), for 'cairn
 // bench --floor': it needs no password and works on engines only one

@@ -1,6 +1,9 @@
 package control
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Version is the protocol's version. A request of another version is
 // refused with one line, so that a command and a mount of different
@@ -37,6 +40,29 @@ type Request struct {
 	Threads     int    `json:"threads,omitempty"`  // rmr, summary, warmup
 	Top         int    `json:"top,omitempty"`      // summary --top
 	Ops         int    `json:"ops,omitempty"`      // floor: probes of each kind per thread
+}
+
+// Bounds on what one request may ask of the mount: any user of a shared
+// mount may send one, so none may make it start goroutines or buffers
+// without end.
+const (
+	maxThreads     = 1024
+	maxTop         = 10000
+	maxFloorProbes = 1 << 20
+)
+
+// check refuses a request whose counts exceed the bounds (0 picks each
+// operation's default).
+func (r *Request) check() error {
+	switch {
+	case r.Threads < 0 || r.Threads > maxThreads:
+		return fmt.Errorf("threads %d: use 1 to %d", r.Threads, maxThreads)
+	case r.Top < 0 || r.Top > maxTop:
+		return fmt.Errorf("top %d: use 0 to %d", r.Top, maxTop)
+	case r.Ops < 0 || r.Ops > maxFloorProbes:
+		return fmt.Errorf("ops %d: use 1 to %d", r.Ops, maxFloorProbes)
+	}
+	return nil
 }
 
 // Reply is one line of JSON the mount sends back: any number of progress

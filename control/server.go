@@ -117,6 +117,10 @@ func (s *Server) serveConn(conn *net.UnixConn) {
 		out.finish(nil, fmt.Errorf("the command speaks control protocol %d, this mount %d: use the cairn of the mount's release", req.Version, Version))
 		return
 	}
+	if err := req.check(); err != nil {
+		out.finish(nil, err)
+		return
+	}
 	ctx, cancel := context.WithCancel(s.ctx)
 	defer cancel()
 	// The command closes the connection when it stops (Ctrl-C included):

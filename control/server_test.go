@@ -40,6 +40,17 @@ func TestRefusals(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `does not know the request "frobnicate"`) {
 		t.Errorf("an unknown operation: %v", err)
 	}
+	// Counts any user of a shared mount could send to exhaust it.
+	for _, req := range []Request{
+		{Op: OpWarmup, Path: "/", Threads: 1 << 40},
+		{Op: OpFloor, Threads: 1 << 32, Ops: 1 << 32},
+		{Op: OpSummary, Path: "/", Top: 1 << 40},
+		{Op: OpRmr, Path: "/x", Threads: -1},
+	} {
+		if _, err := Call(ctx, s.Address(), req, nil, nil); err == nil || !strings.Contains(err.Error(), ": use ") {
+			t.Errorf("request %+v: %v, want refused", req, err)
+		}
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
