@@ -105,7 +105,13 @@ func readEntries(ctx context.Context, e meta.Engine, ino meta.Ino) ([]meta.DumpR
 // CopyInodes copies the present state of inodes from src to dst, and of
 // every child that came into or left one of them as a directory
 // (compared with dst's copy), and returns how many inodes it copied.
-func CopyInodes(ctx context.Context, src, dst meta.Engine, inodes map[meta.Ino]bool) (int, error) {
+//
+// It adds every reference of the new slice lists before it drops any of
+// the old ones, however many ReplaceInodes calls it takes: it drops the
+// references ReplaceInodes kept only after the last call (after the calls
+// that succeeded when one fails: what they wrote is whole, and keeping
+// their old references would leak the slices).
+func CopyInodes(ctx context.Context, src, dst meta.Engine, inodes map[meta.Ino]bool) (copied int, err error) {
 	replacer, ok := meta.Capability[meta.InodeReplacer](dst)
 	if !ok {
 		return 0, fmt.Errorf("the %s engine cannot take inodes in during a migration", dst.Name())
@@ -117,12 +123,19 @@ func CopyInodes(ctx context.Context, src, dst meta.Engine, inodes map[meta.Ino]b
 	slices.Sort(todo)
 	seen := map[meta.Ino]bool{}
 	var batch []meta.InodeState
-	copied := 0
+	var kept []meta.Slice
+	defer func() {
+		if derr := replacer.DropReferences(ctx, kept); derr != nil && err == nil {
+			err = fmt.Errorf("drop the references of the slice lists replaced: %w", derr)
+		}
+	}()
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := replacer.ReplaceInodes(ctx, batch); err != nil {
+		old, err := replacer.ReplaceInodes(ctx, batch)
+		kept = append(kept, old...)
+		if err != nil {
 			return err
 		}
 		copied += len(batch)

@@ -99,16 +99,18 @@
 // and clients only write to DST. An inode no mark names was not changed
 // since S0 and is in DST from the bulk copy.
 //
-// Slices shared by clones keep exact reference counts because DST's
-// replace operation adds the references of an inode's new slice lists
-// before it drops those of the old ones, and a round's inodes are all
-// added before any is dropped: a slice reaches DST's dead-slice queue only
-// when no inode of the round names it. (Today that holds within one
-// ReplaceInodes call, 100 inodes; a larger round must still add all its
-// references before it drops any — not written yet.) The dead-slice deleters
-// may go on meanwhile: a slice is dead only when nothing names it, and
-// slice ids are never reused, so deleting its blocks through SRC's queue
-// and again through DST's is harmless, and a live block is never deleted.
+// Slices shared by clones keep exact reference counts, and a slice
+// still named never passes through DST's dead-slice queue (whose deleter
+// would delete its blocks), because a round adds all its references
+// before it drops any, whatever its size: meta.InodeReplacer's
+// ReplaceInodes adds the references of the new slice lists and hands
+// back those of the old lists unchanged, and CopyInodes drops them with
+// DropReferences only once every inode of the round is written. A slice
+// leaving an inode of one call for an inode of a later call keeps a
+// reference throughout. The dead-slice deleters may go on meanwhile: a
+// slice is dead only when nothing names it, and slice ids are never
+// reused, so deleting its blocks through SRC's queue and again through
+// DST's is harmless, and a live block is never deleted.
 //
 // An inode with no link left (unlinked while open, an orphan of a
 // session) is not copied, as a dump leaves it out: it belongs to the

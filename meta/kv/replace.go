@@ -10,40 +10,49 @@ import (
 var _ meta.InodeReplacer = (*Engine)(nil)
 
 // ReplaceInodes implements meta.InodeReplacer, one inode per transaction
-// (etcd takes 128 operations in one), the inodes that name slices first.
-// A slice one inode of the call drops and a later one names may pass
-// through the dead-slice queue in between; the later transaction takes it
-// out again, and nothing deletes blocks of a DST nobody mounts yet. A
-// directory with more entries than one transaction holds fails on etcd.
-func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) error {
-	// Inodes that add references first, those that only drop them last,
-	// so that a slice moving between them is never dead in between.
-	var adding, dropping []*meta.InodeState
+// (etcd takes 128 operations in one). A directory with more entries than
+// one transaction holds fails on etcd.
+func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) ([]meta.Slice, error) {
+	var kept []meta.Slice
 	for i := range states {
-		s := &states[i]
-		has := false
-		for _, r := range s.Records {
-			has = has || (r.Kind == meta.DumpChunk && len(r.Slices) > 0)
+		var old []meta.Slice
+		err := e.txn(ctx, func(t *txn) (err error) {
+			old, err = t.replaceInode(&states[i])
+			return err
+		})
+		if err != nil {
+			return kept, fmt.Errorf("replace inode %d: %w", states[i].Ino, err)
 		}
-		if has {
-			adding = append(adding, s)
-		} else {
-			dropping = append(dropping, s)
-		}
+		kept = append(kept, old...)
 	}
-	for _, s := range append(adding, dropping...) {
-		if err := e.txn(ctx, func(t *txn) error { return t.replaceInode(s) }); err != nil {
-			return fmt.Errorf("replace inode %d: %w", s.Ino, err)
+	return kept, nil
+}
+
+// dropPage is how many slice records one DropReferences transaction
+// takes: a reference key and a dead-slice key each, within etcd's 128
+// operations.
+const dropPage = 60
+
+// DropReferences implements meta.InodeReplacer, dropPage records per
+// transaction.
+func (e *Engine) DropReferences(ctx context.Context, slices []meta.Slice) error {
+	for len(slices) > 0 {
+		page := slices[:min(len(slices), dropPage)]
+		slices = slices[len(page):]
+		if err := e.txn(ctx, func(t *txn) error { return t.changeRefs(nil, page) }); err != nil {
+			return fmt.Errorf("drop %d slice references: %w", len(page), err)
 		}
 	}
 	return nil
 }
 
-func (t *txn) replaceInode(s *meta.InodeState) error {
+// replaceInode replaces one inode's records and returns the slice records
+// its old chunks held, whose references it keeps.
+func (t *txn) replaceInode(s *meta.InodeState) ([]meta.Slice, error) {
 	begin, end := t.k.inodeRange(s.Ino)
 	kvs, err := t.scanAll(begin, end, 1000)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var space, inodes int64
 	var added, removed []meta.Slice
@@ -57,7 +66,7 @@ func (t *txn) replaceInode(s *meta.InodeState) error {
 			if string(kv.Key) == attrKey {
 				a, err := decodeAttr(kv.Value)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				space -= spaceOf(&a)
 				inodes--
@@ -65,7 +74,7 @@ func (t *txn) replaceInode(s *meta.InodeState) error {
 		case subChunk:
 			list, err := meta.DecodeSliceRecords(kv.Value)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			removed = append(removed, list...)
 		}
@@ -74,7 +83,7 @@ func (t *txn) replaceInode(s *meta.InodeState) error {
 	for i := range s.Records {
 		r := &s.Records[i]
 		if r.Ino != s.Ino {
-			return fmt.Errorf("a record of inode %d among inode %d's: %w", r.Ino, s.Ino, meta.ErrInvalid)
+			return nil, fmt.Errorf("a record of inode %d among inode %d's: %w", r.Ino, s.Ino, meta.ErrInvalid)
 		}
 		switch r.Kind {
 		case meta.DumpInode:
@@ -91,7 +100,7 @@ func (t *txn) replaceInode(s *meta.InodeState) error {
 			t.put(t.k.chunk(s.Ino, r.Index), meta.EncodeSliceRecords(r.Slices))
 			added = append(added, r.Slices...)
 		default:
-			return fmt.Errorf("a record of kind %d cannot replace an inode's: %w", r.Kind, meta.ErrInvalid)
+			return nil, fmt.Errorf("a record of kind %d cannot replace an inode's: %w", r.Kind, meta.ErrInvalid)
 		}
 	}
 	for _, sl := range added {
@@ -99,11 +108,11 @@ func (t *txn) replaceInode(s *meta.InodeState) error {
 			t.del(t.k.dead(sl.ID)) // named again: not dead
 		}
 	}
-	if err := t.changeRefs(added, removed); err != nil {
-		return err
+	if err := t.changeRefs(added, nil); err != nil {
+		return nil, err
 	}
 	t.addUsage(s.Ino, space, inodes)
-	return nil
+	return removed, nil
 }
 
 // RaiseCounters implements meta.InodeReplacer. A counter holds the next

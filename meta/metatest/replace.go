@@ -13,6 +13,7 @@ func replaceTests() []test {
 	return []test{
 		{"ReplaceInodes/Records", testReplaceInodesRecords},
 		{"ReplaceInodes/SharedSlices", testReplaceInodesSharedSlices},
+		{"ReplaceInodes/KeptReferences", testReplaceInodesKeptReferences},
 		{"ReplaceInodes/RaiseCounters", testReplaceInodesRaiseCounters},
 	}
 }
@@ -24,6 +25,15 @@ func (x *env) replacer() meta.InodeReplacer {
 		x.t.Skip("this engine has no meta.InodeReplacer")
 	}
 	return r
+}
+
+// replace is a round of one call: ReplaceInodes, then DropReferences of
+// what it kept.
+func (x *env) replace(r meta.InodeReplacer, states []meta.InodeState, what string) {
+	x.t.Helper()
+	kept, err := r.ReplaceInodes(x.ctx, states)
+	x.must(err, "%s", what)
+	x.must(r.DropReferences(x.ctx, kept), "%s: DropReferences", what)
 }
 
 func testReplaceInodesRecords(x *env) {
@@ -42,7 +52,7 @@ func testReplaceInodesRecords(x *env) {
 	fa.Length = meta.ChunkSize + 100
 	fresh := meta.Slice{ID: x.newSliceID(), Size: 100, Len: 100}
 	da := x.attr(d)
-	x.must(r.ReplaceInodes(x.ctx, []meta.InodeState{
+	x.replace(r, []meta.InodeState{
 		{Ino: f, Records: []meta.DumpRecord{
 			{Kind: meta.DumpInode, Ino: f, Attr: fa},
 			{Kind: meta.DumpChunk, Ino: f, Index: 1, Slices: []meta.Slice{fresh}},
@@ -53,7 +63,7 @@ func testReplaceInodesRecords(x *env) {
 			{Kind: meta.DumpInode, Ino: d, Attr: da},
 			{Kind: meta.DumpEntry, Ino: d, Name: "renamed", Child: f, Type: meta.TypeFile},
 		}},
-	}), "ReplaceInodes")
+	}, "ReplaceInodes")
 	if got := x.attr(f); got != fa {
 		x.t.Errorf("attributes after ReplaceInodes = %+v, want %+v", got, fa)
 	}
@@ -100,20 +110,20 @@ func testReplaceInodesSharedSlices(x *env) {
 		}
 		return meta.InodeState{Ino: ino, Records: recs}
 	}
-	x.must(r.ReplaceInodes(x.ctx, []meta.InodeState{state(a, s), state(b, s)}), "ReplaceInodes naming a slice twice")
-	x.must(r.ReplaceInodes(x.ctx, []meta.InodeState{state(a)}), "ReplaceInodes dropping one user")
+	x.replace(r, []meta.InodeState{state(a, s), state(b, s)}, "ReplaceInodes naming a slice twice")
+	x.replace(r, []meta.InodeState{state(a)}, "ReplaceInodes dropping one user")
 	if _, ok := x.deadIDs()[s.ID]; ok {
 		x.t.Errorf("slice %d dead while inode %d still names it", s.ID, b)
 	}
-	x.must(r.ReplaceInodes(x.ctx, []meta.InodeState{state(b)}), "ReplaceInodes dropping the last user")
+	x.replace(r, []meta.InodeState{state(b)}, "ReplaceInodes dropping the last user")
 	if _, ok := x.deadIDs()[s.ID]; !ok {
 		x.t.Errorf("slice %d not dead once nothing names it", s.ID)
 	}
-	x.must(r.ReplaceInodes(x.ctx, []meta.InodeState{state(a, s)}), "ReplaceInodes naming a dead slice again")
+	x.replace(r, []meta.InodeState{state(a, s)}, "ReplaceInodes naming a dead slice again")
 	if _, ok := x.deadIDs()[s.ID]; ok {
 		x.t.Errorf("slice %d still dead once inode %d names it again", s.ID, a)
 	}
-	x.must(r.ReplaceInodes(x.ctx, []meta.InodeState{state(a), state(b)}), "ReplaceInodes emptying both")
+	x.replace(r, []meta.InodeState{state(a), state(b)}, "ReplaceInodes emptying both")
 }
 
 func testReplaceInodesRaiseCounters(x *env) {
@@ -130,5 +140,52 @@ func testReplaceInodesRaiseCounters(x *env) {
 	x.must(r.RaiseCounters(x.ctx, 2, 2), "RaiseCounters below the counters")
 	if got := x.newIno(); got < ino+1000 {
 		x.t.Errorf("RaiseCounters lowered the inode counter: NextInodes = %d", got)
+	}
+}
+
+// testReplaceInodesKeptReferences: ReplaceInodes keeps the old lists'
+// references and hands them back, so that a slice leaving an inode of one
+// call for an inode of a later call of the same round never passes
+// through the dead-slice queue; DropReferences then settles the counts.
+func testReplaceInodesKeptReferences(x *env) {
+	r := x.replacer()
+	a := x.create(meta.RootIno, "a")
+	b := x.create(meta.RootIno, "b")
+	s := x.write(a, 0, 0, 10)
+	gone := x.write(a, 0, 10, 10)
+	state := func(ino meta.Ino, slices ...meta.Slice) meta.InodeState {
+		at := x.attr(ino)
+		at.Length = 20
+		recs := []meta.DumpRecord{{Kind: meta.DumpInode, Ino: ino, Attr: at}}
+		if len(slices) > 0 {
+			recs = append(recs, meta.DumpRecord{Kind: meta.DumpChunk, Ino: ino, Slices: slices})
+		}
+		return meta.InodeState{Ino: ino, Records: recs}
+	}
+	kept, err := r.ReplaceInodes(x.ctx, []meta.InodeState{state(a)})
+	x.must(err, "ReplaceInodes dropping a's slices")
+	ids := map[uint64]int{}
+	for _, k := range kept {
+		ids[k.ID]++
+	}
+	if len(kept) != 2 || ids[s.ID] != 1 || ids[gone.ID] != 1 {
+		x.t.Errorf("ReplaceInodes kept %v, want the records of slices %d and %d", kept, s.ID, gone.ID)
+	}
+	if dead := x.deadIDs(); len(dead) != 0 {
+		x.t.Errorf("DeadSlices after ReplaceInodes alone = %v, want none (its references are kept)", dead)
+	}
+	more, err := r.ReplaceInodes(x.ctx, []meta.InodeState{state(b, s)})
+	x.must(err, "ReplaceInodes giving b the slice a had")
+	x.must(r.DropReferences(x.ctx, append(kept, more...)), "DropReferences")
+	dead := x.deadIDs()
+	if _, ok := dead[s.ID]; ok {
+		x.t.Errorf("slice %d dead while inode %d names it", s.ID, b)
+	}
+	if dead[gone.ID] != gone.Size || len(dead) != 1 {
+		x.t.Errorf("DeadSlices after DropReferences = %v, want {%d:%d}", dead, gone.ID, gone.Size)
+	}
+	x.replace(r, []meta.InodeState{state(b)}, "ReplaceInodes emptying b")
+	if _, ok := x.deadIDs()[s.ID]; !ok {
+		x.t.Errorf("slice %d not dead once nothing names it", s.ID)
 	}
 }

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"cairn/meta"
 )
@@ -102,19 +103,26 @@ func (c *conn) cloneContent(src, ino meta.Ino, s *meta.Attr, preserve bool) erro
 }
 
 // addRefs records one more reference per record of list (holes aside),
-// one statement per slice, in slice order (the lock order of the rows).
+// in statements of up to refBatch slices, in slice order (the lock order
+// of the rows).
 func (c *conn) addRefs(list []meta.Slice) error {
 	ids, count, size := sliceCounts(list)
-	q := "INSERT INTO cairn_sliceref (id, size, refs) VALUES (?, ?, ?)"
-	if c.e.d.mysqlUpsert {
-		q += " ON DUPLICATE KEY UPDATE refs = refs + VALUES(refs)"
-	} else {
-		q += " ON CONFLICT (id) DO UPDATE SET refs = cairn_sliceref.refs + excluded.refs"
-	}
-	for _, id := range ids {
-		if _, err := c.exec(q, int64(id), int64(size[id]), count[id]); err != nil {
+	for len(ids) > 0 {
+		n := min(len(ids), refBatch)
+		q := "INSERT INTO cairn_sliceref (id, size, refs) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")
+		if c.e.d.mysqlUpsert {
+			q += " ON DUPLICATE KEY UPDATE refs = refs + VALUES(refs)"
+		} else {
+			q += " ON CONFLICT (id) DO UPDATE SET refs = cairn_sliceref.refs + excluded.refs"
+		}
+		args := make([]any, 0, 3*n)
+		for _, id := range ids[:n] {
+			args = append(args, int64(id), int64(size[id]), count[id])
+		}
+		if _, err := c.exec(q, args...); err != nil {
 			return err
 		}
+		ids = ids[n:]
 	}
 	return nil
 }

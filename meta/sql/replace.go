@@ -10,17 +10,25 @@ import (
 
 var _ meta.InodeReplacer = (*Engine)(nil)
 
-// ReplaceInodes implements meta.InodeReplacer.
-func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) error {
+// refBatch is how many slices one statement adds references to or takes
+// out of the dead-slice queue (three parameters each, far below every
+// dialect's limit).
+const refBatch = 500
+
+// ReplaceInodes implements meta.InodeReplacer in one transaction; slice
+// references cost a statement per refBatch slices, not one per slice.
+func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) ([]meta.Slice, error) {
+	var kept []meta.Slice
 	err := e.txn(ctx, func(c *conn) error {
-		var added, dropped []meta.Slice
+		kept = kept[:0]
+		var added []meta.Slice
 		var space, inodes int64
 		for i := range states {
 			old, err := c.dropInodeRecords(states[i].Ino)
 			if err != nil {
 				return err
 			}
-			dropped = append(dropped, old.slices...)
+			kept = append(kept, old.slices...)
 			space -= old.space
 			inodes -= old.inodes
 			for j := range states[i].Records {
@@ -40,25 +48,29 @@ func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) er
 				}
 			}
 		}
-		ids := map[uint64]bool{}
-		for _, s := range added {
-			if err := c.addRef(s); err != nil {
-				return err
-			}
-			ids[s.ID] = true
-		}
-		for id := range ids {
-			if _, err := c.exec("DELETE FROM cairn_dead WHERE id = ?", int64(id)); err != nil {
-				return err
-			}
-		}
-		if err := c.dropRefs(dropped); err != nil {
+		if err := c.addRefs(added); err != nil {
 			return err
+		}
+		ids, _, _ := sliceCounts(added)
+		for len(ids) > 0 {
+			n := min(len(ids), refBatch)
+			if _, err := c.exec("DELETE FROM cairn_dead WHERE id IN ("+marks(n)+")", idArgs(ids[:n])...); err != nil {
+				return err
+			}
+			ids = ids[n:]
 		}
 		return c.addUsage(space, inodes)
 	})
 	if err != nil {
-		return fmt.Errorf("replace %d inodes: %w", len(states), e.explain(err))
+		return nil, fmt.Errorf("replace %d inodes: %w", len(states), e.explain(err))
+	}
+	return kept, nil
+}
+
+// DropReferences implements meta.InodeReplacer, in one transaction.
+func (e *Engine) DropReferences(ctx context.Context, slices []meta.Slice) error {
+	if err := e.txn(ctx, func(c *conn) error { return c.dropRefs(slices) }); err != nil {
+		return fmt.Errorf("drop %d slice references: %w", len(slices), e.explain(err))
 	}
 	return nil
 }
