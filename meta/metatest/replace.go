@@ -1,6 +1,7 @@
 package metatest
 
 import (
+	"fmt"
 	"slices"
 
 	"cairn/meta"
@@ -14,6 +15,7 @@ func replaceTests() []test {
 		{"ReplaceInodes/Records", testReplaceInodesRecords},
 		{"ReplaceInodes/SharedSlices", testReplaceInodesSharedSlices},
 		{"ReplaceInodes/KeptReferences", testReplaceInodesKeptReferences},
+		{"ReplaceInodes/LargeDirectory", testReplaceInodesLargeDirectory},
 		{"ReplaceInodes/RaiseCounters", testReplaceInodesRaiseCounters},
 	}
 }
@@ -187,5 +189,31 @@ func testReplaceInodesKeptReferences(x *env) {
 	x.replace(r, []meta.InodeState{state(b)}, "ReplaceInodes emptying b")
 	if _, ok := x.deadIDs()[s.ID]; !ok {
 		x.t.Errorf("slice %d not dead once nothing names it", s.ID)
+	}
+}
+
+// testReplaceInodesLargeDirectory: a directory with more entries than
+// one etcd transaction takes is replaced whole, and again with half its
+// entries gone and as many new ones.
+func testReplaceInodesLargeDirectory(x *env) {
+	r := x.replacer()
+	d := x.mkdir(meta.RootIno, "d")
+	a := x.attr(d)
+	state := func(from, to int) meta.InodeState {
+		recs := []meta.DumpRecord{{Kind: meta.DumpInode, Ino: d, Attr: a}}
+		for i := from; i < to; i++ {
+			recs = append(recs, meta.DumpRecord{Kind: meta.DumpEntry, Ino: d, Name: fmt.Sprintf("e%04d", i), Child: meta.RootIno, Type: meta.TypeDirectory})
+		}
+		return meta.InodeState{Ino: d, Records: recs}
+	}
+	for _, span := range [][2]int{{0, 300}, {150, 450}, {0, 0}} {
+		x.replace(r, []meta.InodeState{state(span[0], span[1])}, "ReplaceInodes of a large directory")
+		var want []string
+		for i := span[0]; i < span[1]; i++ {
+			want = append(want, fmt.Sprintf("e%04d", i))
+		}
+		if got := x.names(d); !slices.Equal(got, want) {
+			x.t.Errorf("entries after ReplaceInodes with e%04d..e%04d: %d, from %q, want %d", span[0], span[1]-1, len(got), got[:min(len(got), 3)], len(want))
+		}
 	}
 }
