@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"cairn/meta"
 )
@@ -102,9 +103,17 @@ func readEntries(ctx context.Context, e meta.Engine, ino meta.Ino) ([]meta.DumpR
 	}
 }
 
+// copyReaders is how many inodes CopyInodes reads at once: each read is
+// a few round trips to SRC (and to DST for a directory), which would
+// otherwise come one after the other.
+const copyReaders = 8
+
 // CopyInodes copies the present state of inodes from src to dst, and of
 // every child that came into or left one of them as a directory
-// (compared with dst's copy), and returns how many inodes it copied.
+// (compared with dst's copy), and returns how many inodes it copied. It
+// reads replaceBatch inodes at a time, copyReaders at once, then writes
+// them with one ReplaceInodes call: an inode's copy in dst is read before
+// the call that replaces it.
 //
 // It adds every reference of the new slice lists before it drops any of
 // the old ones, however many ReplaceInodes calls it takes: it drops the
@@ -122,70 +131,103 @@ func CopyInodes(ctx context.Context, src, dst meta.Engine, inodes map[meta.Ino]b
 	}
 	slices.Sort(todo)
 	seen := map[meta.Ino]bool{}
-	var batch []meta.InodeState
 	var kept []meta.Slice
 	defer func() {
 		if derr := replacer.DropReferences(ctx, kept); derr != nil && err == nil {
 			err = fmt.Errorf("drop the references of the slice lists replaced: %w", derr)
 		}
 	}()
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
+	for len(todo) > 0 {
+		var wave []meta.Ino
+		for len(todo) > 0 && len(wave) < replaceBatch {
+			if ino := todo[0]; !seen[ino] {
+				seen[ino] = true
+				wave = append(wave, ino)
+			}
+			todo = todo[1:]
+		}
+		if len(wave) == 0 {
+			break
+		}
+		batch := make([]meta.InodeState, len(wave))
+		moved := make([][]meta.Ino, len(wave))
+		if err := readInodes(ctx, src, dst, wave, batch, moved); err != nil {
+			return copied, err
+		}
+		for _, children := range moved {
+			todo = append(todo, children...)
 		}
 		old, err := replacer.ReplaceInodes(ctx, batch)
 		kept = append(kept, old...)
 		if err != nil {
-			return err
+			return copied, err
 		}
 		copied += len(batch)
-		batch = batch[:0]
-		return nil
 	}
-	for len(todo) > 0 {
-		ino := todo[0]
-		todo = todo[1:]
-		if seen[ino] {
-			continue
-		}
-		seen[ino] = true
-		recs, err := readState(ctx, src, ino)
-		if err != nil {
-			return copied, err
-		}
-		// The directory rule: children that came or went follow.
-		old, err := readEntries(ctx, dst, ino)
+	return copied, nil
+}
+
+// readInodes reads the state of each inode of wave into states, and into
+// moved the children that came into or left it as a directory, copyReaders
+// inodes at once.
+func readInodes(ctx context.Context, src, dst meta.Engine, wave []meta.Ino, states []meta.InodeState, moved [][]meta.Ino) error {
+	next := make(chan int)
+	errs := make([]error, len(wave))
+	var wg sync.WaitGroup
+	for range min(copyReaders, len(wave)) {
+		wg.Go(func() {
+			for i := range next {
+				recs, children, err := readInode(ctx, src, dst, wave[i])
+				states[i], moved[i], errs[i] = meta.InodeState{Ino: wave[i], Records: recs}, children, err
+			}
+		})
+	}
+	for i := range wave {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// readInode reads ino's state from src, and the children that came into
+// or left it as a directory, compared with dst's copy (the directory
+// rule). An inode that SRC holds as another type was no directory in DST
+// either (inode numbers are never reused), and costs no read of DST.
+func readInode(ctx context.Context, src, dst meta.Engine, ino meta.Ino) ([]meta.DumpRecord, []meta.Ino, error) {
+	recs, err := readState(ctx, src, ino)
+	if err != nil {
+		return nil, nil, err
+	}
+	var old []meta.DumpRecord
+	if len(recs) == 0 || recs[0].Attr.Type == meta.TypeDirectory {
+		old, err = readEntries(ctx, dst, ino)
 		if err != nil && !errors.Is(err, meta.ErrNotFound) && !errors.Is(err, meta.ErrNotDir) {
-			return copied, err
-		}
-		now := map[meta.Ino]string{}
-		for _, r := range recs {
-			if r.Kind == meta.DumpEntry {
-				now[r.Child] = r.Name
-			}
-		}
-		was := map[meta.Ino]string{}
-		for _, r := range old {
-			was[r.Child] = r.Name
-		}
-		for child, name := range now {
-			if was[child] != name {
-				todo = append(todo, child)
-			}
-		}
-		for child, name := range was {
-			if now[child] != name {
-				todo = append(todo, child)
-			}
-		}
-		batch = append(batch, meta.InodeState{Ino: ino, Records: recs})
-		if len(batch) == replaceBatch {
-			if err := flush(); err != nil {
-				return copied, err
-			}
+			return nil, nil, err
 		}
 	}
-	return copied, flush()
+	now := map[meta.Ino]string{}
+	for _, r := range recs {
+		if r.Kind == meta.DumpEntry {
+			now[r.Child] = r.Name
+		}
+	}
+	was := map[meta.Ino]string{}
+	for _, r := range old {
+		was[r.Child] = r.Name
+	}
+	var moved []meta.Ino
+	for child, name := range now {
+		if was[child] != name {
+			moved = append(moved, child)
+		}
+	}
+	for child, name := range was {
+		if now[child] != name {
+			moved = append(moved, child)
+		}
+	}
+	return recs, moved, nil
 }
 
 // changedInodes is the inodes the changes in (after, end] name.

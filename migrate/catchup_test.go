@@ -32,16 +32,50 @@ func startWriter(ctx context.Context, w *writer) (stop func() error) {
 	return func() error { close(quit); return <-done }
 }
 
-// TestCatchUpConverges: SQLite → PostgreSQL, a tracked client changing
-// the tree throughout the bulk copy and two catch-up rounds; once it
-// stops (as at the switch, SRC still), a last round leaves DST holding
-// exactly SRC's tree, and DST's counters past SRC's.
+// enginePairs are the SRC → DST pairs the migration tests run on: each
+// opens a formatted SRC and an empty DST.
+var enginePairs = []struct {
+	name string
+	open func(t *testing.T) (src, dst meta.Engine)
+}{
+	{"SQLiteToPostgres", func(t *testing.T) (meta.Engine, meta.Engine) {
+		return sqliteVolume(t), openEngine(t, testenv.Postgres(t).URL("postgres"))
+	}},
+	{"RedisToEtcd", func(t *testing.T) (meta.Engine, meta.Engine) {
+		return formattedVolume(t, testenv.Redis(t).URL(0)), openEngine(t, testenv.Etcd(t).URL("dst"))
+	}},
+	{"SQLiteToRedis", func(t *testing.T) (meta.Engine, meta.Engine) {
+		return sqliteVolume(t), openEngine(t, testenv.Redis(t).URL(0))
+	}},
+}
+
+// formattedVolume is a volume formatted with testFormat at url.
+func formattedVolume(t *testing.T, url string) meta.Engine {
+	t.Helper()
+	e := openEngine(t, url)
+	if err := e.Init(t.Context(), testFormat, false); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// TestCatchUpConverges: on each pair of engines, a tracked client
+// changing the tree throughout the bulk copy and two catch-up rounds;
+// once it stops (as at the switch, SRC still), a last round leaves DST
+// holding exactly SRC's tree, and DST's counters past SRC's.
 func TestCatchUpConverges(t *testing.T) {
+	for _, pair := range enginePairs {
+		t.Run(pair.name, func(t *testing.T) {
+			src, dst := pair.open(t)
+			testCatchUpConverges(t, src, dst)
+		})
+	}
+}
+
+func testCatchUpConverges(t *testing.T, src, dst meta.Engine) {
 	ctx := t.Context()
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
-	src := sqliteVolume(t)
-	dst := openEngine(t, testenv.Postgres(t).URL("postgres"))
 	log, _ := meta.Capability[meta.ChangeLog](src)
 	if err := log.SwapMigration(ctx, nil, []byte("catch-up test")); err != nil {
 		t.Fatal(err)
@@ -65,27 +99,31 @@ func TestCatchUpConverges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	started := time.Now()
 	if err := BulkCopy(ctx, src, dst, nil); err != nil {
 		stop()
 		t.Fatal(err)
 	}
+	t.Logf("bulk copy: %v, %d operations so far", time.Since(started), w.ops)
 	for round := 1; round <= 2; round++ {
 		var copied int
+		started = time.Now()
 		position, copied, err = CatchUpRound(ctx, src, dst, log, position)
 		if err != nil {
 			stop()
 			t.Fatal(err)
 		}
-		t.Logf("round %d: %d inodes, to change %d", round, copied, position)
+		t.Logf("round %d: %d inodes in %v, to change %d", round, copied, time.Since(started), position)
 	}
 	if err := stop(); err != nil {
 		t.Fatalf("writer: %v", err)
 	}
+	started = time.Now()
 	_, copied, err := CatchUpRound(ctx, src, dst, log, position)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d operations; last round (SRC still) %d inodes", w.ops, copied)
+	t.Logf("%d operations; last round (SRC still) %d inodes in %v", w.ops, copied, time.Since(started))
 
 	now, copiedStates := inodeStates(t, src), inodeStates(t, dst)
 	for _, ino := range union(now, copiedStates) {
