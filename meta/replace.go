@@ -20,6 +20,12 @@ import "context"
 // DropReferences once every inode of its round is replaced: all the
 // round's references are added before any is dropped, whatever the
 // round's size.
+//
+// ReplaceInodes also reports the children of the entries a directory
+// gained or lost, which the caller copies too (a mark names the
+// directories an operation touched, not always the children that came or
+// went): the engine compares with what it replaces, at no cost of a read
+// of its own.
 type InodeReplacer interface {
 	// ReplaceInodes makes each inode of states hold exactly its Records —
 	// the records a dump would hold of it: its DumpInode, the DumpEntry
@@ -28,12 +34,12 @@ type InodeReplacer interface {
 	// with everything it held. Usage follows the inodes' lengths and
 	// count. The new lists' slices gain a reference per record, and a
 	// slice named again leaves the dead-slice queue; the old lists'
-	// references are kept, and returned (a record each) for
-	// DropReferences. The sql family and Redis write a call in one
-	// transaction; the kv family an inode per transaction (etcd takes 128
-	// operations in one), each inode whole, and on an error returns the
-	// references kept of the inodes it wrote before.
-	ReplaceInodes(ctx context.Context, states []InodeState) (kept []Slice, err error)
+	// references are kept (Replaced.Kept). The sql family and Redis write
+	// a call in one transaction. The kv family sends its writes in
+	// several (etcd takes 128 operations in one), reference counts first;
+	// on an error it returns the references kept by the writes that
+	// committed, and the call's inodes must be replaced again.
+	ReplaceInodes(ctx context.Context, states []InodeState) (Replaced, error)
 	// DropReferences drops one reference for each record of slices (hole
 	// records, slice id 0, count for nothing); a slice left with none goes
 	// to the dead-slice queue. It may take several transactions.
@@ -43,8 +49,37 @@ type InodeReplacer interface {
 	RaiseCounters(ctx context.Context, nextInode, nextSlice uint64) error
 }
 
+// Replaced is what a ReplaceInodes call reports.
+type Replaced struct {
+	// Kept holds the old slice lists' records (one per reference kept),
+	// for DropReferences.
+	Kept []Slice
+	// Moved holds the children of the entries the call's directories lost
+	// or gained: an entry whose name or child differs from every entry of
+	// the other side counts, a child may appear more than once.
+	Moved []Ino
+}
+
 // InodeState is one inode's records for InodeReplacer.
 type InodeState struct {
 	Ino     Ino
 	Records []DumpRecord
+}
+
+// MovedChildren is Replaced.Moved for one directory whose entries (name
+// to child) were old and are now: the child of every entry that is not
+// on the other side alike.
+func MovedChildren(old, now map[string]Ino) []Ino {
+	var out []Ino
+	for name, child := range old {
+		if c, ok := now[name]; !ok || c != child {
+			out = append(out, child)
+		}
+	}
+	for name, child := range now {
+		if c, ok := old[name]; !ok || c != child {
+			out = append(out, child)
+		}
+	}
+	return out
 }

@@ -103,17 +103,17 @@ func readEntries(ctx context.Context, e meta.Engine, ino meta.Ino) ([]meta.DumpR
 	}
 }
 
-// copyReaders is how many inodes CopyInodes reads at once: each read is
-// a few round trips to SRC (and to DST for a directory), which would
-// otherwise come one after the other.
+// copyReaders is how many inodes CopyInodes reads from SRC at once: each
+// read is a few round trips, which would otherwise come one after the
+// other.
 const copyReaders = 8
 
 // CopyInodes copies the present state of inodes from src to dst, and of
 // every child that came into or left one of them as a directory
-// (compared with dst's copy), and returns how many inodes it copied. It
-// reads replaceBatch inodes at a time, copyReaders at once, then writes
-// them with one ReplaceInodes call: an inode's copy in dst is read before
-// the call that replaces it.
+// (compared with dst's copy: ReplaceInodes reports them, Replaced.Moved),
+// and returns how many inodes it copied. It reads replaceBatch inodes at
+// a time, copyReaders at once, then writes them with one ReplaceInodes
+// call.
 //
 // It adds every reference of the new slice lists before it drops any of
 // the old ones, however many ReplaceInodes calls it takes: it drops the
@@ -149,36 +149,33 @@ func CopyInodes(ctx context.Context, src, dst meta.Engine, inodes map[meta.Ino]b
 		if len(wave) == 0 {
 			break
 		}
-		batch := make([]meta.InodeState, len(wave))
-		moved := make([][]meta.Ino, len(wave))
-		if err := readInodes(ctx, src, dst, wave, batch, moved); err != nil {
+		batch, err := readInodes(ctx, src, wave)
+		if err != nil {
 			return copied, err
 		}
-		for _, children := range moved {
-			todo = append(todo, children...)
-		}
-		old, err := replacer.ReplaceInodes(ctx, batch)
-		kept = append(kept, old...)
+		done, err := replacer.ReplaceInodes(ctx, batch)
+		kept = append(kept, done.Kept...)
 		if err != nil {
 			return copied, err
 		}
 		copied += len(batch)
+		todo = append(todo, done.Moved...)
 	}
 	return copied, nil
 }
 
-// readInodes reads the state of each inode of wave into states, and into
-// moved the children that came into or left it as a directory, copyReaders
+// readInodes reads the state of each inode of wave from src, copyReaders
 // inodes at once.
-func readInodes(ctx context.Context, src, dst meta.Engine, wave []meta.Ino, states []meta.InodeState, moved [][]meta.Ino) error {
-	next := make(chan int)
+func readInodes(ctx context.Context, src meta.Engine, wave []meta.Ino) ([]meta.InodeState, error) {
+	states := make([]meta.InodeState, len(wave))
 	errs := make([]error, len(wave))
+	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(copyReaders, len(wave)) {
 		wg.Go(func() {
 			for i := range next {
-				recs, children, err := readInode(ctx, src, dst, wave[i])
-				states[i], moved[i], errs[i] = meta.InodeState{Ino: wave[i], Records: recs}, children, err
+				recs, err := readState(ctx, src, wave[i])
+				states[i], errs[i] = meta.InodeState{Ino: wave[i], Records: recs}, err
 			}
 		})
 	}
@@ -187,47 +184,7 @@ func readInodes(ctx context.Context, src, dst meta.Engine, wave []meta.Ino, stat
 	}
 	close(next)
 	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// readInode reads ino's state from src, and the children that came into
-// or left it as a directory, compared with dst's copy (the directory
-// rule). An inode that SRC holds as another type was no directory in DST
-// either (inode numbers are never reused), and costs no read of DST.
-func readInode(ctx context.Context, src, dst meta.Engine, ino meta.Ino) ([]meta.DumpRecord, []meta.Ino, error) {
-	recs, err := readState(ctx, src, ino)
-	if err != nil {
-		return nil, nil, err
-	}
-	var old []meta.DumpRecord
-	if len(recs) == 0 || recs[0].Attr.Type == meta.TypeDirectory {
-		old, err = readEntries(ctx, dst, ino)
-		if err != nil && !errors.Is(err, meta.ErrNotFound) && !errors.Is(err, meta.ErrNotDir) {
-			return nil, nil, err
-		}
-	}
-	now := map[meta.Ino]string{}
-	for _, r := range recs {
-		if r.Kind == meta.DumpEntry {
-			now[r.Child] = r.Name
-		}
-	}
-	was := map[meta.Ino]string{}
-	for _, r := range old {
-		was[r.Child] = r.Name
-	}
-	var moved []meta.Ino
-	for child, name := range now {
-		if was[child] != name {
-			moved = append(moved, child)
-		}
-	}
-	for child, name := range was {
-		if now[child] != name {
-			moved = append(moved, child)
-		}
-	}
-	return recs, moved, nil
+	return states, errors.Join(errs...)
 }
 
 // changedInodes is the inodes the changes in (after, end] name.

@@ -20,16 +20,16 @@ type deadWatch struct {
 	deadAt   []string // when the watched slice was dead
 }
 
-func (w *deadWatch) ReplaceInodes(ctx context.Context, states []meta.InodeState) ([]meta.Slice, error) {
+func (w *deadWatch) ReplaceInodes(ctx context.Context, states []meta.InodeState) (meta.Replaced, error) {
 	w.calls++
 	if err := w.look(ctx, "before"); err != nil {
-		return nil, err
+		return meta.Replaced{}, err
 	}
-	kept, err := w.replacer.ReplaceInodes(ctx, states)
+	done, err := w.replacer.ReplaceInodes(ctx, states)
 	if err != nil {
-		return kept, err
+		return done, err
 	}
-	return kept, w.look(ctx, "after")
+	return done, w.look(ctx, "after")
 }
 
 func (w *deadWatch) look(ctx context.Context, when string) error {

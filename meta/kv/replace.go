@@ -21,12 +21,12 @@ var _ meta.InodeReplacer = (*Engine)(nil)
 // worst, never too low; it returns the references kept by the writes
 // that committed, and the caller copies its inodes again (a retried
 // round does).
-func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) ([]meta.Slice, error) {
-	plan, err := e.planReplace(ctx, states)
+func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) (meta.Replaced, error) {
+	plan, moved, err := e.planReplace(ctx, states)
 	if err != nil {
-		return nil, fmt.Errorf("replace %d inodes: %w", len(states), err)
+		return meta.Replaced{}, fmt.Errorf("replace %d inodes: %w", len(states), err)
 	}
-	var kept []meta.Slice
+	out := meta.Replaced{Moved: moved}
 	for len(plan) > 0 {
 		n, size := 0, 0
 		for n < len(plan) && n < replacePage && size < replacePageBytes {
@@ -47,13 +47,13 @@ func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) ([
 			return nil
 		})
 		if err != nil {
-			return kept, fmt.Errorf("replace %d inodes: %w", len(states), err)
+			return out, fmt.Errorf("replace %d inodes: %w", len(states), err)
 		}
 		for _, w := range page {
-			kept = append(kept, w.kept...)
+			out.Kept = append(out.Kept, w.kept...)
 		}
 	}
-	return kept, nil
+	return out, nil
 }
 
 // A ReplaceInodes transaction sends up to replacePage writes (room left
@@ -74,18 +74,20 @@ type replaceWrite struct {
 }
 
 // planReplace reads what states' inodes hold and returns the writes that
-// replace it, reference counts first.
-func (e *Engine) planReplace(ctx context.Context, states []meta.InodeState) ([]replaceWrite, error) {
+// replace it, reference counts first, and the children of the entries
+// that come or go.
+func (e *Engine) planReplace(ctx context.Context, states []meta.InodeState) ([]replaceWrite, []meta.Ino, error) {
 	wanted := make([]map[string][]byte, len(states))
 	for i := range states {
 		var err error
 		if wanted[i], err = e.k.inodeRecords(&states[i]); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var plan []replaceWrite
+	var moved []meta.Ino
 	err := e.txn(ctx, func(t *txn) error {
-		plan = plan[:0]
+		plan, moved = plan[:0], moved[:0]
 		held, err := t.inodeKeys(states)
 		if err != nil {
 			return err
@@ -99,6 +101,12 @@ func (e *Engine) planReplace(ctx context.Context, states []meta.InodeState) ([]r
 			}
 			writes = append(writes, w...)
 			added = append(added, add...)
+			old, err := t.k.entriesOf(held[i])
+			if err != nil {
+				return fmt.Errorf("inode %d: %w", states[i].Ino, err)
+			}
+			now, _ := t.k.entriesOf(pairsOf(wanted[i])) // encoded by inodeRecords
+			moved = append(moved, meta.MovedChildren(old, now)...)
 		}
 		refs, err := t.addedRefs(added)
 		if err != nil {
@@ -107,7 +115,33 @@ func (e *Engine) planReplace(ctx context.Context, states []meta.InodeState) ([]r
 		plan = append(append(plan, refs...), writes...)
 		return nil
 	})
-	return plan, err
+	return plan, moved, err
+}
+
+// entriesOf is the directory entries among an inode's pairs, name to
+// child.
+func (k keys) entriesOf(pairs []KeyValue) (map[string]meta.Ino, error) {
+	out := map[string]meta.Ino{}
+	for _, kv := range pairs {
+		if k.suffix(kv.Key, 8)[0] != subEntry {
+			continue
+		}
+		_, child, err := decodeEntry(kv.Value)
+		if err != nil {
+			return nil, err
+		}
+		out[string(k.suffix(kv.Key, 9))] = child
+	}
+	return out, nil
+}
+
+// pairsOf is a map of keys and values as pairs.
+func pairsOf(m map[string][]byte) []KeyValue {
+	out := make([]KeyValue, 0, len(m))
+	for k, v := range m {
+		out = append(out, KeyValue{Key: []byte(k), Value: v})
+	}
+	return out
 }
 
 // inodeRecords is the keys and values that state's records make.

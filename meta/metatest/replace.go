@@ -31,11 +31,12 @@ func (x *env) replacer() meta.InodeReplacer {
 
 // replace is a round of one call: ReplaceInodes, then DropReferences of
 // what it kept.
-func (x *env) replace(r meta.InodeReplacer, states []meta.InodeState, what string) {
+func (x *env) replace(r meta.InodeReplacer, states []meta.InodeState, what string) meta.Replaced {
 	x.t.Helper()
-	kept, err := r.ReplaceInodes(x.ctx, states)
+	done, err := r.ReplaceInodes(x.ctx, states)
 	x.must(err, "%s", what)
-	x.must(r.DropReferences(x.ctx, kept), "%s: DropReferences", what)
+	x.must(r.DropReferences(x.ctx, done.Kept), "%s: DropReferences", what)
+	return done
 }
 
 func testReplaceInodesRecords(x *env) {
@@ -54,7 +55,7 @@ func testReplaceInodesRecords(x *env) {
 	fa.Length = meta.ChunkSize + 100
 	fresh := meta.Slice{ID: x.newSliceID(), Size: 100, Len: 100}
 	da := x.attr(d)
-	x.replace(r, []meta.InodeState{
+	done := x.replace(r, []meta.InodeState{
 		{Ino: f, Records: []meta.DumpRecord{
 			{Kind: meta.DumpInode, Ino: f, Attr: fa},
 			{Kind: meta.DumpChunk, Ino: f, Index: 1, Slices: []meta.Slice{fresh}},
@@ -66,6 +67,13 @@ func testReplaceInodesRecords(x *env) {
 			{Kind: meta.DumpEntry, Ino: d, Name: "renamed", Child: f, Type: meta.TypeFile},
 		}},
 	}, "ReplaceInodes")
+	moved := map[meta.Ino]bool{}
+	for _, ino := range done.Moved {
+		moved[ino] = true
+	}
+	if len(moved) != 2 || !moved[f] || !moved[gone] {
+		x.t.Errorf("ReplaceInodes reported the children %v moved, want %d (renamed) and %d (gone)", done.Moved, f, gone)
+	}
 	if got := x.attr(f); got != fa {
 		x.t.Errorf("attributes after ReplaceInodes = %+v, want %+v", got, fa)
 	}
@@ -164,8 +172,9 @@ func testReplaceInodesKeptReferences(x *env) {
 		}
 		return meta.InodeState{Ino: ino, Records: recs}
 	}
-	kept, err := r.ReplaceInodes(x.ctx, []meta.InodeState{state(a)})
+	done, err := r.ReplaceInodes(x.ctx, []meta.InodeState{state(a)})
 	x.must(err, "ReplaceInodes dropping a's slices")
+	kept := done.Kept
 	ids := map[uint64]int{}
 	for _, k := range kept {
 		ids[k.ID]++
@@ -178,7 +187,7 @@ func testReplaceInodesKeptReferences(x *env) {
 	}
 	more, err := r.ReplaceInodes(x.ctx, []meta.InodeState{state(b, s)})
 	x.must(err, "ReplaceInodes giving b the slice a had")
-	x.must(r.DropReferences(x.ctx, append(kept, more...)), "DropReferences")
+	x.must(r.DropReferences(x.ctx, append(kept, more.Kept...)), "DropReferences")
 	dead := x.deadIDs()
 	if _, ok := dead[s.ID]; ok {
 		x.t.Errorf("slice %d dead while inode %d names it", s.ID, b)

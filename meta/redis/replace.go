@@ -14,7 +14,7 @@ var _ meta.InodeReplacer = (*Engine)(nil)
 
 // ReplaceInodes implements meta.InodeReplacer: one script (replace.lua),
 // so one transaction and one round trip per call.
-func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) ([]meta.Slice, error) {
+func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) (meta.Replaced, error) {
 	var args []any
 	for i := range states {
 		s := &states[i]
@@ -22,7 +22,7 @@ func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) ([
 		for j := range s.Records {
 			r := &s.Records[j]
 			if r.Ino != s.Ino {
-				return nil, fmt.Errorf("a record of inode %d among inode %d's: %w", r.Ino, s.Ino, meta.ErrInvalid)
+				return meta.Replaced{}, fmt.Errorf("a record of inode %d among inode %d's: %w", r.Ino, s.Ino, meta.ErrInvalid)
 			}
 			switch r.Kind {
 			case meta.DumpInode:
@@ -36,26 +36,44 @@ func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) ([
 			case meta.DumpChunk:
 				args = append(args, "c", r.Index, meta.EncodeSliceRecords(r.Slices))
 			default:
-				return nil, fmt.Errorf("a record of kind %d cannot replace an inode's: %w", r.Kind, meta.ErrInvalid)
+				return meta.Replaced{}, fmt.Errorf("a record of kind %d cannot replace an inode's: %w", r.Kind, meta.ErrInvalid)
 			}
 		}
 	}
 	if len(args) == 0 {
-		return nil, nil
+		return meta.Replaced{}, nil
 	}
 	r, err := e.call(ctx, "replace", meta.RootCred, args...)
 	if err != nil {
-		return nil, fmt.Errorf("replace %d inodes: %w", len(states), err)
+		return meta.Replaced{}, fmt.Errorf("replace %d inodes: %w", len(states), err)
 	}
-	packed, ok := r.(string)
-	if !ok {
-		return nil, fmt.Errorf("replace %d inodes: the script answered %T: %w", len(states), r, meta.ErrIO)
-	}
-	kept, err := meta.DecodeSliceRecords([]byte(packed))
+	out, err := decodeReplaced(r)
 	if err != nil {
-		return nil, fmt.Errorf("replace %d inodes: %w", len(states), err)
+		return meta.Replaced{}, fmt.Errorf("replace %d inodes: %w", len(states), err)
 	}
-	return kept, nil
+	return out, nil
+}
+
+// decodeReplaced reads replace.lua's answer: the slice records kept and
+// the children moved (8 bytes each), each end to end.
+func decodeReplaced(r any) (meta.Replaced, error) {
+	list, err := resultList(r, 2)
+	if err != nil {
+		return meta.Replaced{}, err
+	}
+	kept, _ := list[0].(string)
+	moved, _ := list[1].(string)
+	if len(moved)%8 != 0 {
+		return meta.Replaced{}, fmt.Errorf("the script answered %d bytes of children: %w", len(moved), meta.ErrIO)
+	}
+	var out meta.Replaced
+	if out.Kept, err = meta.DecodeSliceRecords([]byte(kept)); err != nil {
+		return meta.Replaced{}, err
+	}
+	for ; len(moved) > 0; moved = moved[8:] {
+		out.Moved = append(out.Moved, meta.Ino(binary.BigEndian.Uint64([]byte(moved[:8]))))
+	}
+	return out, nil
 }
 
 // dropBatch is how many slice records one dropreferences script takes,

@@ -17,10 +17,10 @@ const refBatch = 500
 
 // ReplaceInodes implements meta.InodeReplacer in one transaction; slice
 // references cost a statement per refBatch slices, not one per slice.
-func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) ([]meta.Slice, error) {
-	var kept []meta.Slice
+func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) (meta.Replaced, error) {
+	var out meta.Replaced
 	err := e.txn(ctx, func(c *conn) error {
-		kept = kept[:0]
+		out = meta.Replaced{}
 		var added []meta.Slice
 		var space, inodes int64
 		for i := range states {
@@ -28,9 +28,10 @@ func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) ([
 			if err != nil {
 				return err
 			}
-			kept = append(kept, old.slices...)
+			out.Kept = append(out.Kept, old.slices...)
 			space -= old.space
 			inodes -= old.inodes
+			entries := map[string]meta.Ino{}
 			for j := range states[i].Records {
 				rec := &states[i].Records[j]
 				if rec.Ino != states[i].Ino {
@@ -45,8 +46,11 @@ func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) ([
 					inodes++
 				case meta.DumpChunk:
 					added = append(added, rec.Slices...)
+				case meta.DumpEntry:
+					entries[rec.Name] = rec.Child
 				}
 			}
+			out.Moved = append(out.Moved, meta.MovedChildren(old.entries, entries)...)
 		}
 		if err := c.addRefs(added); err != nil {
 			return err
@@ -62,9 +66,9 @@ func (e *Engine) ReplaceInodes(ctx context.Context, states []meta.InodeState) ([
 		return c.addUsage(space, inodes)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("replace %d inodes: %w", len(states), e.explain(err))
+		return meta.Replaced{}, fmt.Errorf("replace %d inodes: %w", len(states), e.explain(err))
 	}
-	return kept, nil
+	return out, nil
 }
 
 // DropReferences implements meta.InodeReplacer, in one transaction.
@@ -79,11 +83,12 @@ func (e *Engine) DropReferences(ctx context.Context, slices []meta.Slice) error 
 type droppedInode struct {
 	slices        []meta.Slice
 	space, inodes int64
+	entries       map[string]meta.Ino // a directory's, name to child
 }
 
 // dropInodeRecords deletes every row of ino (its entries as a directory
-// included) and returns the slice records its chunks held and what it
-// counted in Usage.
+// included) and returns the slice records its chunks held, what it
+// counted in Usage and its entries as a directory.
 func (c *conn) dropInodeRecords(ino meta.Ino) (droppedInode, error) {
 	var out droppedInode
 	a, err := c.getNode(ino, true)
@@ -92,6 +97,11 @@ func (c *conn) dropInodeRecords(ino meta.Ino) (droppedInode, error) {
 		out.space, out.inodes = spaceOf(&a), 1
 	case !isNoRows(err) && !errors.Is(err, meta.ErrNotFound):
 		return out, err
+	}
+	if err == nil && a.Type == meta.TypeDirectory {
+		if out.entries, err = c.edges(ino); err != nil {
+			return out, err
+		}
 	}
 	if out.slices, err = c.sliceRecords("SELECT slices FROM cairn_chunk WHERE ino = ?", int64(ino)); err != nil {
 		return out, err
@@ -108,6 +118,25 @@ func (c *conn) dropInodeRecords(ino meta.Ino) (droppedInode, error) {
 		}
 	}
 	return out, nil
+}
+
+// edges is directory ino's entries, name to child.
+func (c *conn) edges(ino meta.Ino) (map[string]meta.Ino, error) {
+	rows, err := c.query("SELECT name, ino FROM cairn_edge WHERE parent = ?", int64(ino))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]meta.Ino{}
+	for rows.Next() {
+		var name []byte
+		var child int64
+		if err := rows.Scan(&name, &child); err != nil {
+			return nil, err
+		}
+		out[string(name)] = meta.Ino(child)
+	}
+	return out, rows.Err()
 }
 
 // insertRecord writes one record of an inode.

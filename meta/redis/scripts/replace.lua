@@ -7,8 +7,9 @@
 -- records. The new lists' slices gain a reference and leave the
 -- dead-slice queue; the old lists' references are kept, and their
 -- records returned end to end for the caller to drop (dropreferences)
--- once its whole round is written.
-local kept = {}
+-- once its whole round is written, with the children of the entries the
+-- directories lost or gained.
+local kept, moved = {}, {}
 local ds, di = 0, 0
 local i = A
 while i <= #ARGV do
@@ -21,6 +22,8 @@ while i <= #ARGV do
     for _, r in ipairs(redis.call('LRANGE', k, 0, -1)) do kept[#kept + 1] = r end
     redis.call('DEL', k)
   end
+  local was = {}
+  for _, m in ipairs(redis.call('ZRANGE', k_dir(ino), 0, -1)) do was[m] = true end
   redis.call('DEL', k_attr(ino), k_xattr(ino), k_symlink(ino), k_dir(ino), k_chunks(ino))
   for _ = 1, n do
     local kind = ARGV[i]
@@ -29,7 +32,9 @@ while i <= #ARGV do
       ds, di = ds + space(unpack_attr(ARGV[i + 1])), di + 1
       i = i + 2
     elseif kind == 'e' then
-      redis.call('ZADD', k_dir(ino), 0, ARGV[i + 1])
+      local m = ARGV[i + 1]
+      redis.call('ZADD', k_dir(ino), 0, m)
+      if was[m] then was[m] = nil else moved[#moved + 1] = m end
       i = i + 2
     elseif kind == 's' then
       redis.call('SET', k_symlink(ino), ARGV[i + 1])
@@ -55,6 +60,9 @@ while i <= #ARGV do
       return fail('EINVAL unknown record kind ' .. kind)
     end
   end
+  for m in pairs(was) do moved[#moved + 1] = m end
 end
 add_usage(ds, di)
-return table.concat(kept)
+-- The children, from the members' last 8 bytes.
+for j, m in ipairs(moved) do moved[j] = string.sub(m, -8) end
+return {table.concat(kept), table.concat(moved)}
