@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -12,9 +13,14 @@ import (
 var _ meta.ChangeLog = (*Engine)(nil)
 
 // A migration's record is the key M. Its change log is the keys
-// L<epoch><number>, and its sequence the counter "change", whose value is
-// the log's epoch and the last number (2 × uint64); the sequence exists
-// exactly while the record does. Every log gets a new epoch (the counter
+// L<epoch><number>, one per append, each holding the changes of its
+// append (meta.EncodeChange's bytes, each after its length as a uvarint)
+// and named by the number of its last change; the sequence is the counter
+// "change", whose value is the log's epoch and the last number (2 ×
+// uint64), and exists exactly while the record does. An append is one
+// key and the sequence, so one transaction however many changes it holds
+// (etcd takes 128 operations in one): a mark is visible only once its
+// whole append committed. Every log gets a new epoch (the counter
 // "changeepoch", kept), so that a log's keys, deleted page by page after
 // its record went, can never be mistaken for the next log's. Appends
 // update the sequence key, so concurrent appends conflict and are retried
@@ -24,7 +30,6 @@ const (
 	tagChange        = 'L'
 	counterChange    = "change"
 	counterEpoch     = "changeepoch"
-	changeAppendPage = 64  // changes per transaction (etcd takes 128 operations)
 	changeDeletePage = 100 // log keys deleted per transaction
 )
 
@@ -147,36 +152,32 @@ func (e *Engine) deleteChanges(ctx context.Context, begin, end []byte) error {
 	}
 }
 
-// AppendChanges implements meta.ChangeLog. More than changeAppendPage
-// changes take several transactions, in order.
+// AppendChanges implements meta.ChangeLog, in one transaction.
 func (e *Engine) AppendChanges(ctx context.Context, changes []meta.Change) (uint64, error) {
 	if len(changes) == 0 {
 		return 0, meta.ErrInvalid
 	}
+	value := encodeChanges(changes)
 	var last uint64
-	for len(changes) > 0 {
-		page := changes[:min(len(changes), changeAppendPage)]
-		changes = changes[len(page):]
-		err := e.txn(ctx, func(t *txn) error {
-			epoch, end, err := t.changeSeq()
-			if err != nil {
-				return err
-			}
-			for i := range page {
-				t.put(t.k.change(epoch, end+1+uint64(i)), meta.EncodeChange(&page[i]))
-			}
-			last = end + uint64(len(page))
-			t.setChangeSeq(epoch, last)
-			return nil
-		})
+	err := e.txn(ctx, func(t *txn) error {
+		epoch, end, err := t.changeSeq()
 		if err != nil {
-			return 0, fmt.Errorf("append %d changes: %w", len(page), err)
+			return err
 		}
+		last = end + uint64(len(changes))
+		t.put(t.k.change(epoch, last), value)
+		t.setChangeSeq(epoch, last)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("append %d changes: %w", len(changes), err)
 	}
 	return last, nil
 }
 
-// Changes implements meta.ChangeLog.
+// Changes implements meta.ChangeLog. The first key at or above after+1
+// holds change after+1: appends are numbered without gaps, and a key is
+// named by its append's last change.
 func (e *Engine) Changes(ctx context.Context, after uint64, limit int) ([]meta.Change, error) {
 	var out []meta.Change
 	err := e.txn(ctx, func(t *txn) error {
@@ -190,17 +191,56 @@ func (e *Engine) Changes(ctx context.Context, after uint64, limit int) ([]meta.C
 			return err
 		}
 		for _, p := range pairs {
-			seq := be.Uint64(t.k.suffix(p.Key, 8))
-			c, err := meta.DecodeChange(seq, p.Value)
+			page, err := decodeChanges(be.Uint64(t.k.suffix(p.Key, 8)), p.Value)
 			if err != nil {
 				return err
 			}
-			out = append(out, c)
+			for _, c := range page {
+				if c.Seq > after && len(out) < limit {
+					out = append(out, c)
+				}
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read the changes after %d: %w", after, err)
+	}
+	return out, nil
+}
+
+// encodeChanges is the value of one append's key.
+func encodeChanges(changes []meta.Change) []byte {
+	var value []byte
+	for i := range changes {
+		body := meta.EncodeChange(&changes[i])
+		value = append(binary.AppendUvarint(value, uint64(len(body))), body...)
+	}
+	return value
+}
+
+// decodeChanges decodes the changes of one append, whose last is
+// numbered last.
+func decodeChanges(last uint64, value []byte) ([]meta.Change, error) {
+	var bodies [][]byte
+	for len(value) > 0 {
+		n, size := binary.Uvarint(value)
+		if size <= 0 || uint64(len(value)-size) < n {
+			return nil, fmt.Errorf("corrupt change log entry %d: %w", last, meta.ErrIO)
+		}
+		bodies = append(bodies, value[size:size+int(n)])
+		value = value[size+int(n):]
+	}
+	if uint64(len(bodies)) > last {
+		return nil, fmt.Errorf("corrupt change log entry %d: %d changes: %w", last, len(bodies), meta.ErrIO)
+	}
+	out := make([]meta.Change, len(bodies))
+	for i, body := range bodies {
+		c, err := meta.DecodeChange(last-uint64(len(bodies)-1-i), body)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
 	}
 	return out, nil
 }
@@ -218,12 +258,30 @@ func (e *Engine) ChangesEnd(ctx context.Context) (uint64, error) {
 	return end, nil
 }
 
-// TrimChanges implements meta.ChangeLog.
+// TrimChanges implements meta.ChangeLog: it deletes the appends whose
+// changes are all numbered up to through, and rewrites the one that holds
+// change through with only the changes after it.
 func (e *Engine) TrimChanges(ctx context.Context, through uint64) error {
 	var epoch uint64
 	err := e.txn(ctx, func(t *txn) (err error) {
 		epoch, _, err = t.changeSeq()
-		return err
+		if err != nil || through == 1<<64-1 {
+			return err
+		}
+		pairs, err := t.Scan(t.k.change(epoch, through+1), t.k.change(epoch+1, 0), 1)
+		if err != nil || len(pairs) == 0 {
+			return err
+		}
+		last := be.Uint64(t.k.suffix(pairs[0].Key, 8))
+		page, err := decodeChanges(last, pairs[0].Value)
+		if err != nil || len(page) == 0 || page[0].Seq > through {
+			return err
+		}
+		for len(page) > 0 && page[0].Seq <= through {
+			page = page[1:]
+		}
+		t.put(pairs[0].Key, encodeChanges(page))
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("trim the change log through %d: %w", through, err)
