@@ -66,15 +66,6 @@ func (e *Engine) changeKeys() []string {
 	return []string{e.prefix + ":changeseq", e.prefix + ":changes"}
 }
 
-// changeFail is fail, with the scripts' NOMIGRATION as meta.ErrNoMigration.
-func (e *Engine) changeFail(op string, err error) error {
-	var rerr goredis.Error
-	if errors.As(err, &rerr) && scriptError(rerr) == "NOMIGRATION" {
-		return fmt.Errorf("redis %s: %w", op, meta.ErrNoMigration)
-	}
-	return e.fail(op, err)
-}
-
 // Migration implements meta.ChangeLog.
 func (e *Engine) Migration(ctx context.Context) ([]byte, error) {
 	rec, err := e.rdb.Get(ctx, e.prefix+":migration").Bytes()
@@ -117,7 +108,7 @@ func (e *Engine) AppendChanges(ctx context.Context, changes []meta.Change) (uint
 	}
 	last, err := appendChangesScript.Run(ctx, e.rdb, e.changeKeys(), args...).Uint64()
 	if err != nil {
-		return 0, e.changeFail(fmt.Sprintf("append %d changes", len(changes)), err)
+		return 0, e.fail(fmt.Sprintf("append %d changes", len(changes)), err)
 	}
 	return last, nil
 }
@@ -126,7 +117,7 @@ func (e *Engine) AppendChanges(ctx context.Context, changes []meta.Change) (uint
 func (e *Engine) Changes(ctx context.Context, after uint64, limit int) ([]meta.Change, error) {
 	members, err := changesScript.Run(ctx, e.rdb, e.changeKeys(), after, limit).StringSlice()
 	if err != nil {
-		return nil, e.changeFail(fmt.Sprintf("read the changes after %d", after), err)
+		return nil, e.fail(fmt.Sprintf("read the changes after %d", after), err)
 	}
 	out := make([]meta.Change, 0, len(members))
 	for _, m := range members {
@@ -159,7 +150,7 @@ func (e *Engine) ChangesEnd(ctx context.Context) (uint64, error) {
 // TrimChanges implements meta.ChangeLog.
 func (e *Engine) TrimChanges(ctx context.Context, through uint64) error {
 	if err := trimChangesScript.Run(ctx, e.rdb, e.changeKeys(), through).Err(); err != nil {
-		return e.changeFail(fmt.Sprintf("trim the change log through %d", through), err)
+		return e.fail(fmt.Sprintf("trim the change log through %d", through), err)
 	}
 	return nil
 }

@@ -29,6 +29,8 @@ var errnos = map[string]error{
 	"EIO":       meta.ErrIO,
 	"ENODEV":    meta.ErrNoDevice,
 	"CONFLICT":  meta.ErrConflict,
+	// The change log scripts' answer when no migration runs.
+	"NOMIGRATION": meta.ErrNoMigration,
 	// The server's own refusals that callers can act on.
 	"OOM":      meta.ErrNoSpace,  // maxmemory reached (noeviction)
 	"READONLY": meta.ErrReadOnly, // connected to a replica
