@@ -21,7 +21,7 @@ import (
 // testFormat is the settings the tests format SRC with.
 var testFormat = meta.Format{Name: "migrate", UUID: "6d1c4c53-2f1e-4b55-9d57-0c1a8e0f4b21", Storage: "mem", BlockSize: 4 << 20, Compression: "none", Version: meta.FormatVersion}
 
-func openEngine(t *testing.T, url string) meta.Engine {
+func openEngine(t testing.TB, url string) meta.Engine {
 	t.Helper()
 	e, err := engines.Open(url)
 	if err != nil {
