@@ -284,9 +284,10 @@ func (k keys) slicesOf(key, value []byte) []meta.Slice {
 	return list
 }
 
-// addedRefs reads the reference counts of the slices of added and
-// returns the writes that add a reference per record and take the slices
-// out of the dead-slice queue.
+// addedRefs reads the reference counts of the slices of added, and
+// whether they wait in the dead-slice queue, in one request, and returns
+// the writes that add a reference per record and take the slices out of
+// the queue.
 func (t *txn) addedRefs(added []meta.Slice) ([]replaceWrite, error) {
 	count := map[uint64]uint64{}
 	var keys [][]byte
@@ -295,7 +296,7 @@ func (t *txn) addedRefs(added []meta.Slice) ([]replaceWrite, error) {
 			continue
 		}
 		if count[s.ID] == 0 {
-			keys = append(keys, t.k.ref(s.ID))
+			keys = append(keys, t.k.ref(s.ID), t.k.dead(s.ID))
 		}
 		count[s.ID]++
 	}
@@ -312,7 +313,12 @@ func (t *txn) addedRefs(added []meta.Slice) ([]replaceWrite, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reference count of slice %d: %w", id, err)
 		}
-		out = append(out, replaceWrite{key: t.k.ref(id), value: u64(held + n)}, replaceWrite{key: t.k.dead(id)})
+		out = append(out, replaceWrite{key: t.k.ref(id), value: u64(held + n)})
+		if dead, err := t.get(t.k.dead(id)); err != nil {
+			return nil, err
+		} else if dead != nil {
+			out = append(out, replaceWrite{key: t.k.dead(id)})
+		}
 	}
 	return out, nil
 }
