@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -61,8 +62,8 @@ func formattedVolume(t *testing.T, url string) meta.Engine {
 
 // TestCatchUpConverges: on each pair of engines, a tracked client
 // changing the tree throughout the bulk copy and two catch-up rounds;
-// once it stops (as at the switch, SRC still), a last round leaves DST
-// holding exactly SRC's tree, and DST's counters past SRC's.
+// once it stops (as at the switch, SRC still), Finish leaves DST holding
+// exactly SRC's tree, DST's counters past SRC's, and SRC moved.
 func TestCatchUpConverges(t *testing.T) {
 	for _, pair := range enginePairs {
 		t.Run(pair.name, func(t *testing.T) {
@@ -77,7 +78,8 @@ func testCatchUpConverges(t *testing.T, src, dst meta.Engine) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	log, _ := meta.Capability[meta.ChangeLog](src)
-	if err := log.SwapMigration(ctx, nil, []byte("catch-up test")); err != nil {
+	record := meta.EncodeMigration(meta.MigrationRecord{ID: "catch-up test", Destination: dst.Name() + "://dst", Phase: meta.MigrationTracking, Deadline: time.Now().Add(time.Hour)})
+	if err := log.SwapMigration(ctx, nil, record); err != nil {
 		t.Fatal(err)
 	}
 	sid, err := src.NewSession(ctx, meta.SessionInfo{Hostname: "test"})
@@ -118,21 +120,6 @@ func testCatchUpConverges(t *testing.T, src, dst meta.Engine) {
 	if err := stop(); err != nil {
 		t.Fatalf("writer: %v", err)
 	}
-	started = time.Now()
-	_, copied, err := CatchUpRound(ctx, src, dst, log, position)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d operations; last round (SRC still) %d inodes in %v", w.ops, copied, time.Since(started))
-
-	now, copiedStates := inodeStates(t, src), inodeStates(t, dst)
-	for _, ino := range union(now, copiedStates) {
-		if !slices.Equal(now[ino], copiedStates[ino]) {
-			t.Errorf("inode %d differs after the last round:\nSRC %q\nDST %q", ino, now[ino], copiedStates[ino])
-		}
-	}
-
-	replacer, _ := meta.Capability[meta.InodeReplacer](dst)
 	nextInode, err := src.NextInodes(ctx, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -141,14 +128,27 @@ func testCatchUpConverges(t *testing.T, src, dst meta.Engine) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := replacer.RaiseCounters(ctx, uint64(nextInode)+1, nextSlice+1); err != nil {
+	started = time.Now()
+	copied, err := Finish(ctx, src, dst, log, record, position)
+	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("%d operations; Finish (SRC still) %d inodes in %v", w.ops, copied, time.Since(started))
+
+	now, copiedStates := inodeStates(t, src), inodeStates(t, dst)
+	for _, ino := range union(now, copiedStates) {
+		if !slices.Equal(now[ino], copiedStates[ino]) {
+			t.Errorf("inode %d differs after Finish:\nSRC %q\nDST %q", ino, now[ino], copiedStates[ino])
+		}
+	}
 	if ino, err := dst.NextInodes(ctx, 1); err != nil || ino <= nextInode {
-		t.Errorf("DST's NextInodes after RaiseCounters = %d, %v; want above SRC's %d", ino, err, nextInode)
+		t.Errorf("DST's NextInodes after Finish = %d, %v; want above SRC's %d", ino, err, nextInode)
 	}
 	if id, err := dst.NextSlices(ctx, 1); err != nil || id <= nextSlice {
-		t.Errorf("DST's NextSlices after RaiseCounters = %d, %v; want above SRC's %d", id, err, nextSlice)
+		t.Errorf("DST's NextSlices after Finish = %d, %v; want above SRC's %d", id, err, nextSlice)
+	}
+	if err := meta.CheckMoved(ctx, src); !errors.Is(err, meta.ErrMoved) {
+		t.Errorf("CheckMoved of SRC after Finish = %v, want ErrMoved", err)
 	}
 }
 
