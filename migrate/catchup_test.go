@@ -45,6 +45,11 @@ var enginePairs = []struct {
 	{"RedisToEtcd", func(t *testing.T) (meta.Engine, meta.Engine) {
 		return formattedVolume(t, testenv.Redis(t).URL(0)), openEngine(t, testenv.Etcd(t).URL("dst"))
 	}},
+	{"BadgerToMariaDB", func(t *testing.T) (meta.Engine, meta.Engine) {
+		m := testenv.MariaDB(t)
+		m.SQL(t, "CREATE DATABASE cairn")
+		return formattedVolume(t, "badger://"+t.TempDir()), openEngine(t, m.URL("cairn"))
+	}},
 	{"SQLiteToRedis", func(t *testing.T) (meta.Engine, meta.Engine) {
 		return sqliteVolume(t), openEngine(t, testenv.Redis(t).URL(0))
 	}},
