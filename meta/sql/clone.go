@@ -107,14 +107,24 @@ func (c *conn) cloneContent(src, ino meta.Ino, s *meta.Attr, preserve bool) erro
 // of the rows).
 func (c *conn) addRefs(list []meta.Slice) error {
 	ids, count, size := sliceCounts(list)
+	return c.upsertRefs(ids, count, size, true)
+}
+
+// upsertRefs adds count[id] to the reference count of each slice of ids
+// (add), or sets it to count[id], in statements of up to refBatch slices.
+func (c *conn) upsertRefs(ids []uint64, count map[uint64]int64, size map[uint64]uint32, add bool) error {
+	set := " ON CONFLICT (id) DO UPDATE SET refs = excluded.refs"
+	switch {
+	case c.e.d.mysqlUpsert && add:
+		set = " ON DUPLICATE KEY UPDATE refs = refs + VALUES(refs)"
+	case c.e.d.mysqlUpsert:
+		set = " ON DUPLICATE KEY UPDATE refs = VALUES(refs)"
+	case add:
+		set = " ON CONFLICT (id) DO UPDATE SET refs = cairn_sliceref.refs + excluded.refs"
+	}
 	for len(ids) > 0 {
 		n := min(len(ids), refBatch)
-		q := "INSERT INTO cairn_sliceref (id, size, refs) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ")
-		if c.e.d.mysqlUpsert {
-			q += " ON DUPLICATE KEY UPDATE refs = refs + VALUES(refs)"
-		} else {
-			q += " ON CONFLICT (id) DO UPDATE SET refs = cairn_sliceref.refs + excluded.refs"
-		}
+		q := "INSERT INTO cairn_sliceref (id, size, refs) VALUES " + strings.TrimSuffix(strings.Repeat("(?, ?, ?), ", n), ", ") + set
 		args := make([]any, 0, 3*n)
 		for _, id := range ids[:n] {
 			args = append(args, int64(id), int64(size[id]), count[id])

@@ -96,16 +96,17 @@ func (c *conn) dropRefBatch(ids []uint64, count map[uint64]int64, size map[uint6
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	var dead []uint64
+	var dead, live []uint64
+	left := map[uint64]int64{}
 	for _, id := range ids {
-		left := refs[id] - count[id]
-		if left > 0 {
-			if _, err := c.exec("UPDATE cairn_sliceref SET refs = ? WHERE id = ?", left, int64(id)); err != nil {
-				return err
-			}
-			continue
+		if left[id] = refs[id] - count[id]; left[id] > 0 {
+			live = append(live, id)
+		} else {
+			dead = append(dead, id)
 		}
-		dead = append(dead, id)
+	}
+	if err := c.upsertRefs(live, left, size, false); err != nil {
+		return err
 	}
 	if len(dead) == 0 {
 		return nil
