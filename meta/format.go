@@ -16,4 +16,10 @@ type Format struct {
 	Inodes      uint64 `json:"inodes"`      // 0 is unlimited
 	TrashDays   int    `json:"trash_days"`
 	Version     int    `json:"version"`
+	// CopyOf and CopyID mark a volume that an online migration (package
+	// migrate) is copying in and has not switched to yet: the source's
+	// URL without its password, and the attempt's id. A rerun of that
+	// migration may empty such a volume; the switch clears both.
+	CopyOf string `json:"copy_of,omitempty"`
+	CopyID string `json:"copy_id,omitempty"`
 }
