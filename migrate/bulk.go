@@ -20,6 +20,12 @@ import (
 // it (step 3 of the protocol): every change after that end is copied by
 // the catch-up rounds.
 func BulkCopy(ctx context.Context, src, dst meta.Engine, progress func(records uint64)) error {
+	return bulkCopy(ctx, src, dst, nil, progress)
+}
+
+// bulkCopy is BulkCopy, with mark (when not nil) changing the volume's
+// header on its way into dst: a migration marks the copy as its own.
+func bulkCopy(ctx context.Context, src, dst meta.Engine, mark func(*meta.DumpHeader), progress func(records uint64)) error {
 	from, ok := meta.VolumeDumper(src)
 	if !ok {
 		return fmt.Errorf("the %s engine cannot copy its volume out (no dump)", src.Name())
@@ -31,7 +37,7 @@ func BulkCopy(ctx context.Context, src, dst meta.Engine, progress func(records u
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p := &pipe{header: make(chan meta.DumpHeader, 1), records: make(chan []meta.DumpRecord, 4)}
-	w := &pipeWriter{pipe: p, ctx: ctx, progress: progress}
+	w := &pipeWriter{pipe: p, ctx: ctx, mark: mark, progress: progress}
 	dumped := make(chan error, 1)
 	go func() {
 		err := from.Dump(ctx, w)
@@ -76,12 +82,16 @@ func (p *pipe) end(err error) {
 type pipeWriter struct {
 	*pipe
 	ctx      context.Context
+	mark     func(*meta.DumpHeader)
 	batch    []meta.DumpRecord
 	progress func(uint64)
 	count    uint64
 }
 
 func (p *pipeWriter) Header(h meta.DumpHeader) error {
+	if p.mark != nil {
+		p.mark(&h)
+	}
 	p.header <- h
 	return nil
 }

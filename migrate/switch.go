@@ -11,15 +11,11 @@ import (
 // to run once every client has paused, so that SRC no longer changes. It
 // copies to dst the inodes of the changes after position and of every
 // pre-mark without its post-mark (a client that died mid-operation),
-// raises dst's id counters past src's, and marks src moved: record (the
-// migration record as it stands) becomes the same record in phase
-// MigrationSwitched, which meta.CheckMoved refuses. It returns how many
-// inodes it copied. After it, clients reopen their engine on dst.
-func Finish(ctx context.Context, src, dst meta.Engine, log meta.ChangeLog, record []byte, position uint64) (int, error) {
-	rec, err := meta.DecodeMigration(record)
-	if err != nil {
-		return 0, err
-	}
+// raises dst's id counters past src's, and then calls markMoved, which
+// writes the migration record in phase MigrationSwitched (meta.CheckMoved
+// refuses SRC from then on). It returns how many inodes it copied. After
+// it, clients reopen their engine on dst.
+func Finish(ctx context.Context, src, dst meta.Engine, log meta.ChangeLog, position uint64, markMoved func(context.Context) error) (int, error) {
 	replacer, ok := meta.Capability[meta.InodeReplacer](dst)
 	if !ok {
 		return 0, fmt.Errorf("the %s engine cannot take inodes in during a migration", dst.Name())
@@ -28,11 +24,8 @@ func Finish(ctx context.Context, src, dst meta.Engine, log meta.ChangeLog, recor
 	if err != nil {
 		return 0, fmt.Errorf("read the end of the change log: %w", err)
 	}
-	inodes, err := changedInodes(ctx, log, position, end)
+	inodes, err := lastChanges(ctx, log, position, end)
 	if err != nil {
-		return 0, err
-	}
-	if err := addUnfinished(ctx, log, end, inodes); err != nil {
 		return 0, err
 	}
 	copied, err := CopyInodes(ctx, src, dst, inodes)
@@ -50,24 +43,25 @@ func Finish(ctx context.Context, src, dst meta.Engine, log meta.ChangeLog, recor
 	if err := replacer.RaiseCounters(ctx, uint64(nextInode)+1, nextSlice+1); err != nil {
 		return copied, err
 	}
-	rec.Phase = meta.MigrationSwitched
-	if err := log.SwapMigration(ctx, record, meta.EncodeMigration(rec)); err != nil {
+	if err := markMoved(ctx); err != nil {
 		return copied, fmt.Errorf("mark the volume moved: %w", err)
 	}
 	return copied, nil
 }
 
-// addUnfinished adds to inodes those of every pre-mark up to end that has
-// no post-mark: its operation may have committed after the round that
-// read it.
-func addUnfinished(ctx context.Context, log meta.ChangeLog, end uint64, inodes map[meta.Ino]bool) error {
+// lastChanges reads the log up to end once and returns the inodes the
+// changes after position name, and those of every pre-mark without a
+// post-mark: its operation may have committed after the round that read
+// it.
+func lastChanges(ctx context.Context, log meta.ChangeLog, position, end uint64) (map[meta.Ino]bool, error) {
 	type operation struct{ session, number uint64 }
+	inodes := map[meta.Ino]bool{}
 	open := map[operation][]meta.Ino{}
 read:
 	for after := uint64(0); after < end; {
 		changes, err := log.Changes(ctx, after, 1000)
 		if err != nil {
-			return fmt.Errorf("read the change log: %w", err)
+			return nil, fmt.Errorf("read the change log: %w", err)
 		}
 		if len(changes) == 0 {
 			break
@@ -83,6 +77,11 @@ read:
 			case meta.ChangeAfter:
 				delete(open, op)
 			}
+			if c.Seq > position && c.Kind != meta.ChangeAck {
+				for _, ino := range c.Inodes {
+					inodes[ino] = true
+				}
+			}
 			after = c.Seq
 		}
 	}
@@ -91,5 +90,5 @@ read:
 			inodes[ino] = true
 		}
 	}
-	return nil
+	return inodes, nil
 }

@@ -120,7 +120,8 @@ func TestMigrationSQLiteToPostgres(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	copied, err := Finish(ctx, src, dst, log, record, position)
+	switched := meta.EncodeMigration(meta.MigrationRecord{ID: "test", Destination: "postgres://somewhere/db", Phase: meta.MigrationSwitched})
+	copied, err := Finish(ctx, src, dst, log, position, func(ctx context.Context) error { return log.SwapMigration(ctx, record, switched) })
 	if err != nil {
 		t.Fatal(err)
 	}
