@@ -39,10 +39,18 @@ var errLeaseLost = errors.New("the migration record was changed by another proce
 func announce(ctx context.Context, log meta.ChangeLog, record meta.MigrationRecord, length time.Duration, cancel context.CancelCauseFunc) (*lease, error) {
 	record.Deadline = time.Now().Add(length)
 	b := meta.EncodeMigration(record)
-	if err := log.SwapMigration(ctx, nil, b); err != nil {
-		if errors.Is(err, meta.ErrConflict) {
-			return nil, ErrRunning
+	err := log.SwapMigration(ctx, nil, b)
+	if errors.Is(err, meta.ErrConflict) {
+		// A record whose deadline passed is a dead migrator's (clients drop
+		// it too): take its place.
+		if err = dropExpired(ctx, log); err == nil {
+			err = log.SwapMigration(ctx, nil, b)
 		}
+		if errors.Is(err, meta.ErrConflict) {
+			err = ErrRunning
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("write the migration record: %w", err)
 	}
 	l := &lease{log: log, length: length, record: record, stored: b, stop: make(chan struct{}), done: make(chan struct{})}
@@ -126,4 +134,21 @@ func (l *lease) remove(ctx context.Context) error {
 func (l *lease) close() {
 	close(l.stop)
 	<-l.done
+}
+
+// dropExpired removes the record when its deadline has passed and it has
+// not switched; ErrRunning when it has not expired.
+func dropExpired(ctx context.Context, log meta.ChangeLog) error {
+	b, err := log.Migration(ctx)
+	if err != nil || b == nil {
+		return err
+	}
+	r, err := meta.DecodeMigration(b)
+	if err != nil {
+		return err
+	}
+	if r.Phase == meta.MigrationSwitched || time.Now().Before(r.Deadline) {
+		return fmt.Errorf("%w (its record holds until %s)", ErrRunning, r.Deadline.Format(time.RFC3339))
+	}
+	return log.SwapMigration(ctx, b, nil)
 }

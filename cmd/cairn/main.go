@@ -46,6 +46,7 @@ func subcommands() []*cobra.Command {
 		compactCommand(),
 		dumpCommand(),
 		loadCommand(),
+		migrateCommand(),
 		destroyCommand(),
 		benchCommand(),
 		mdtestCommand(),

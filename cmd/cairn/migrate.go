@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"cairn/bench/phase"
+	"cairn/meta"
+	"cairn/meta/engines"
+	"cairn/migrate"
+
+	"github.com/spf13/cobra"
+)
+
+// destinationPasswordEnv is where the password of DST-URL may come from,
+// for 'cairn migrate' and for every mount that follows the volume there.
+const destinationPasswordEnv = "META_PASSWORD_DST"
+
+func migrateCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "migrate SRC-URL DST-URL",
+		Short: "move a volume, mounted or not, from the database at SRC-URL to the empty one at DST-URL",
+		Long: "Move a volume, mounted or not, from the metadata database at SRC-URL to the empty one at DST-URL.\n" +
+			"Mounts keep working: their writes are tracked while the volume is copied, they pause once\n" +
+			"(well under a second) at the switch, and then go on with DST-URL without a remount. SRC-URL\n" +
+			"is left marked as moved. Interrupting or killing the command before the switch leaves the\n" +
+			"volume on SRC-URL; running it again starts over. Every mount must run a cairn that knows\n" +
+			"migrations: one that does not acknowledge it within --ack-timeout is named and nothing moves.\n\n" +
+			"The password of SRC-URL may come from $META_PASSWORD, that of DST-URL from $" + destinationPasswordEnv + "\n" +
+			"(each mount reads it there too when it moves).\n\n" + metaURLHelp,
+		Example: "  cairn migrate sqlite3:///var/lib/cairn/vol.db postgres://cairn@db/cairn\n" +
+			"  META_PASSWORD=old META_PASSWORD_DST=new cairn migrate redis://cairn@old:6379/1 etcd://cairn@e1:2379,e2:2379,e3:2379/vol",
+		Args: exactArgs(2),
+	}
+	ackTimeout := c.Flags().Duration("ack-timeout", time.Minute, "how long every mount has to acknowledge the migration (and, after the switch, to say it follows)")
+	pauseTimeout := c.Flags().Duration("pause-timeout", 10*time.Second, "how long every mount has to pause at the switch; past it the migration ends with the volume where it was")
+	c.RunE = func(_ *cobra.Command, pos []string) error {
+		return runMigrate(pos[0], pos[1], migrate.Options{AckTimeout: *ackTimeout, PauseTimeout: *pauseTimeout})
+	}
+	return c
+}
+
+func runMigrate(sourceURL, destinationURL string, opts migrate.Options) error {
+	src, dst := engines.Redact(sourceURL), engines.Redact(destinationURL)
+	for _, u := range []string{sourceURL, destinationURL} {
+		if strings.HasPrefix(u, "mem://") {
+			return fmt.Errorf("mem:// keeps a volume inside one process only: nothing could migrate from or to it")
+		}
+	}
+	if sourceURL == destinationURL || src == dst {
+		return fmt.Errorf("SRC-URL and DST-URL are the same (%s): give an empty database as DST-URL; nothing was changed", src)
+	}
+	source, err := engines.Open(sourceURL)
+	if err != nil {
+		return fmt.Errorf("open the source %s: %w", src, err)
+	}
+	defer source.Close()
+	if _, err := source.Load(context.Background()); err != nil {
+		if errors.Is(err, meta.ErrNotFormatted) {
+			return fmt.Errorf("no cairn volume at %s (is SRC-URL right?); nothing was changed", src)
+		}
+		return fmt.Errorf("read the source %s: %w; nothing was changed", src, err)
+	}
+	destination, err := openWithPassword(destinationURL, os.Getenv(destinationPasswordEnv))
+	if err != nil {
+		return fmt.Errorf("open the destination %s: %w; nothing was changed", dst, err)
+	}
+	defer destination.Close()
+	if _, err := destination.Load(context.Background()); err != nil && !errors.Is(err, meta.ErrNotFormatted) {
+		return fmt.Errorf("read the destination %s: %w; nothing was changed", dst, err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	reporter, done := benchProgress()
+	defer done()
+	show := &migrateProgress{reporter: reporter}
+	show.hold, show.until, _ = strings.Cut(os.Getenv(holdEnv), ":")
+	if lease, err := time.ParseDuration(os.Getenv(leaseEnv)); err == nil {
+		opts.Lease = lease
+	}
+	opts.Progress = show.event
+	err = migrate.Run(ctx, source, destination, src, dst, opts)
+	show.end()
+	if err != nil {
+		return migrateError(src, dst, ctx, err)
+	}
+	return nil
+}
+
+// migrateError says in one line what stopped a migration and where the
+// volume is.
+func migrateError(src, dst string, ctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, meta.ErrMoved):
+		return fmt.Errorf("the volume at %s: %w", src, err)
+	case errors.Is(err, migrate.ErrNotEmpty), errors.Is(err, migrate.ErrSameVolume):
+		return fmt.Errorf("%s: %w; nothing was changed", dst, err)
+	case errors.As(err, new(*migrate.NotAcknowledgedError)):
+		return fmt.Errorf("%w; the volume stays on %s, nothing was copied", err, src)
+	case ctx.Err() != nil:
+		return fmt.Errorf("interrupted: the volume stays on %s; %s holds an unfinished copy, which running the command again replaces", src, dst)
+	}
+	return fmt.Errorf("%w; the volume stays on %s (running the command again starts over)", err, src)
+}
+
+// openWithPassword opens url with password (when not empty) standing for
+// $META_PASSWORD, as the engines read it when a URL has none: DST's own
+// password, so that SRC's never reaches DST's server.
+func openWithPassword(url, password string) (meta.Engine, error) {
+	saved := map[string]string{}
+	for _, name := range []string{"META_PASSWORD", "REDIS_PASSWORD"} {
+		if v, ok := os.LookupEnv(name); ok {
+			saved[name] = v
+		}
+		os.Unsetenv(name)
+	}
+	if password != "" {
+		os.Setenv("META_PASSWORD", password)
+	}
+	defer func() {
+		os.Unsetenv("META_PASSWORD")
+		for name, v := range saved {
+			os.Setenv(name, v)
+		}
+	}()
+	return engines.Open(url)
+}
+
+// The tests' hooks, not documented for users. holdEnv, set to a stage
+// (copy, catch-up, switch, switched) and optionally ":FILE", makes the
+// command stop there, say so on stderr, and wait — until FILE exists, or
+// to be killed: how the tests kill a migration, or stop a server under
+// it, at a known moment. leaseEnv shortens the record's lease, so that a
+// rerun after a kill does not wait 30 seconds.
+const (
+	holdEnv  = "CAIRN_MIGRATE_TEST_HOLD"
+	leaseEnv = "CAIRN_MIGRATE_TEST_LEASE"
+)
+
+// migrateProgress shows a migration's stages: a bar per stage on a
+// terminal, a line per stage elsewhere.
+type migrateProgress struct {
+	reporter phase.Reporter
+	running  phase.Phase
+	records  uint64
+	rounds   []string
+	hold     string // a stage to stop at (holdEnv)
+	until    string // the file whose creation ends the hold
+}
+
+func (p *migrateProgress) start(name string, unit string) {
+	p.end()
+	p.running = p.reporter.Start(name, 0, unit)
+}
+
+// end ends the running stage without a line (it failed).
+func (p *migrateProgress) end() {
+	if p.running != nil {
+		p.running.End("")
+		p.running = nil
+	}
+}
+
+func (p *migrateProgress) finish(line string) {
+	if p.running != nil {
+		p.running.End(line)
+		p.running = nil
+	}
+}
+
+func (p *migrateProgress) event(e migrate.Event) {
+	switch e.Stage {
+	case migrate.StageAnnounce:
+		if e.Emptied {
+			p.reporter.Note("removed the unfinished copy an earlier attempt left in the destination")
+		}
+		p.reporter.Note(fmt.Sprintf("%d mount(s) track their changes", len(e.Sessions)))
+		p.start("copying", "records")
+	case migrate.StageBulkCopy:
+		if p.running == nil {
+			p.start("copying", "records")
+		}
+		if e.Done {
+			p.finish(fmt.Sprintf("copied the volume: %d records", p.records))
+			p.start("catching up", "rounds")
+			return
+		}
+		p.running.Add(int64(e.Records - p.records))
+		p.records = e.Records
+		p.holdAt("copy")
+	case migrate.StageCatchUp:
+		p.rounds = append(p.rounds, fmt.Sprint(e.Inodes))
+		if p.running != nil {
+			p.running.Add(1)
+		}
+		p.holdAt("catch-up")
+	case migrate.StagePause:
+		p.finish(fmt.Sprintf("caught up: %d round(s) copied %s inodes", len(p.rounds), strings.Join(p.rounds, ", ")))
+		p.start("switching", "inodes")
+		p.holdAt("switch")
+	case migrate.StageSwitch:
+		line := fmt.Sprintf("switched: mounts paused %v, %d inodes copied meanwhile; %d mount(s) follow the volume to the destination",
+			e.Pause.Round(time.Millisecond), e.Inodes, len(e.Sessions))
+		p.finish(line)
+		for _, s := range e.Missing {
+			p.reporter.Note(fmt.Sprintf("session %d on %s (pid %d, %s) has not said yet that it follows: it does on its next heartbeat, or fails its operations until remounted",
+				s.ID, s.Hostname, s.PID, s.MountPoint))
+		}
+		p.holdAt("switched")
+	}
+}
+
+// holdAt stops at stage, when the tests asked so.
+func (p *migrateProgress) holdAt(stage string) {
+	if p.hold != stage {
+		return
+	}
+	p.hold = ""
+	fmt.Fprintf(os.Stderr, "holding at %s\n", stage)
+	for {
+		if _, err := os.Stat(p.until); p.until != "" && err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
