@@ -17,9 +17,9 @@ type Format struct {
 	TrashDays   int    `json:"trash_days"`
 	Version     int    `json:"version"`
 	// CopyOf and CopyID mark a volume that an online migration (package
-	// migrate) is copying in and has not switched to yet: the source's
-	// URL without its password, and the attempt's id. A rerun of that
-	// migration may empty such a volume; the switch clears both.
+	// migrate) copied in: the source's URL without its password, and the
+	// attempt's id. They stay after the switch; while the source has not
+	// moved, the copy is unfinished and a rerun may empty it.
 	CopyOf string `json:"copy_of,omitempty"`
 	CopyID string `json:"copy_id,omitempty"`
 }

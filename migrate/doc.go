@@ -136,18 +136,47 @@
 // able to read SRC would read it. Each mount takes the password from its
 // own environment (META_PASSWORD_DST, as META_PASSWORD for SRC).
 //
+// # The migrator (Run)
+//
+// Run keeps its record alive with a lease: the deadline is 30 seconds
+// ahead, pushed every 10 seconds (Options.Lease), long enough for a slow
+// SRC and some clock skew between machines, short enough that a killed
+// migrator holds clients tracking, or paused, for at most half a minute.
+// A rerun finding a record past its deadline takes its place. Every
+// change of the record is a compare-and-swap against the bytes Run last
+// wrote: a record a client dropped (its deadline passed) ends the
+// migration instead of being overwritten.
+//
+// A session counts as live while its heartbeat is younger than the
+// clients' own session timeout (5 minutes); a silent one writes nothing.
+// Run waits for every live session's tracking acknowledgement (1 minute)
+// and pause acknowledgement (10 seconds). A session that does not pause
+// in time ends the migration with the volume on SRC rather than sending
+// the clients back to tracking to try again: the other mounts'
+// applications have already waited that long, and a session stuck in an
+// engine call is likely to be stuck the next time too.
+//
+// The bulk copy marks DST's settings (meta.Format.CopyOf and CopyID) as
+// this source's copy. A rerun empties a DST so marked (meta.Destroyer),
+// when its source URL and UUID are this SRC's and no session uses it;
+// any other content is ErrNotEmpty, the same volume without the mark
+// ErrSameVolume. The mark stays after the switch: SRC is moved then, and
+// no migration of it starts again.
+//
 // # What this package does today
 //
-// Only the first steps exist: the change log and migration record
-// (meta.ChangeLog, on every engine family), the client's side of
-// tracking, pausing and swapping (meta.Tracker), not yet wired into
-// meta.Client, the bulk copy (BulkCopy) and the catch-up rounds
+// The change log and migration record (meta.ChangeLog, on every engine
+// family), the client's side of tracking, pausing and swapping
+// (meta.Tracker), the bulk copy (BulkCopy), the catch-up rounds
 // (CatchUpRound, CopyInodes) into a DST of the sql or kv family
-// (meta.InodeReplacer), and the migrator's part of the switch (Finish:
-// the last changes, unfinished operations, counters, SRC marked moved,
-// which meta.CheckMoved refuses). Not written yet: the announce and the
-// acknowledgements through the record, meta.Client following the record
-// on its heartbeat (tracking, pausing, reopening on DST with its session,
-// orphans and locks), the deadline, InodeReplacer on the redis family;
-// 'cairn migrate' is not a command until they are.
+// (meta.InodeReplacer), the migrator's part of the switch (Finish: the
+// last changes and unfinished operations, read in one pass of the log,
+// counters, SRC marked moved, which meta.CheckMoved refuses), and the
+// whole migrator (Run, 'cairn migrate'): the announce, the lease, the
+// acknowledgements, the rerun over an earlier attempt's copy. Not
+// written here: meta.Client following the record on its heartbeat
+// (tracking, pausing, reopening on DST with its session, orphans and
+// locks) is another branch's; InodeReplacer on the redis family; a
+// round larger than one ReplaceInodes call does not yet add all its
+// slice references before dropping any (see above).
 package migrate
