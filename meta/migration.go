@@ -72,3 +72,42 @@ func CheckMoved(ctx context.Context, e Engine) error {
 	}
 	return nil
 }
+
+// The acknowledgements a client appends to the change log while it
+// follows a migration: Change{Kind: ChangeAck, Session: its session on
+// SRC, Operation: one of these}. The log exists only as long as one
+// record, so an acknowledgement belongs to the migration whose record the
+// log was started with. A client appends each at most once per
+// migration, in this order.
+const (
+	// MigrationAckTracking: the client saw the record in phase
+	// MigrationTracking (or later), and every mutation it had started
+	// untracked has returned; every mutation it starts, and every one
+	// in flight, now appends a pre-mark before it runs and a post-mark
+	// after it returns.
+	MigrationAckTracking = 1
+	// MigrationAckPaused: the client saw phase MigrationPausing, holds
+	// every new mutation (reads go on), no mutation of it is in flight,
+	// and the post-marks of all its mutations are appended (numbered
+	// before this acknowledgement). It stays so until the record says
+	// MigrationSwitched or its deadline passes.
+	MigrationAckPaused = 2
+	// MigrationAckSwitched: the client saw phase MigrationSwitched and
+	// opened DST; it is appended to SRC's log just before the client
+	// swaps its engine, so the migrator can report which clients
+	// followed. The client never writes SRC again.
+	MigrationAckSwitched = 3
+)
+
+// How a client follows the record. It reads the record on every session
+// heartbeat and, while a record exists, every MigrationPoll, so that a
+// phase is seen within MigrationPoll plus the time its acknowledgement
+// takes. A record whose Deadline passed before phase MigrationSwitched
+// is a migrator that stopped: the client removes it
+// (SwapMigration(ctx, record, nil), which also drops the log), stops
+// tracking, resumes if paused, and goes on on SRC. Once it read
+// MigrationSwitched the client never resumes on SRC: it stays paused and
+// retries opening DST, with a warning in its log, until it succeeds (the
+// deadline no longer applies: the volume lives on DST, and a write to SRC
+// would be lost).
+const MigrationPoll = 200 * time.Millisecond
