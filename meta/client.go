@@ -60,8 +60,9 @@ func (c *ClientConfig) defaults() {
 //
 // All methods are safe for concurrent use.
 type Client struct {
-	eng Engine
-	cfg ClientConfig
+	eng     Engine   // tracker behind Checked's argument checks
+	tracker *Tracker // the engine a migration tracks, pauses and swaps
+	cfg     ClientConfig
 
 	attrs   *attrCache
 	entries *entryCache
@@ -85,20 +86,28 @@ type Client struct {
 	statsDone chan struct{}
 }
 
-// NewClient wraps eng, behind Checked's argument checks whoever opened
-// it. Call Start before using it and Close at the end.
+// NewClient wraps eng in a Tracker, so that the client can follow an
+// online migration (client_migration.go), behind Checked's argument
+// checks whoever opened it. Call Start before using it and Close at the
+// end.
 func NewClient(eng Engine, cfg ClientConfig) *Client {
 	cfg.defaults()
-	eng = Checked(eng)
+	if ch, ok := eng.(checked); ok {
+		eng = ch.Engine // checked once, above the Tracker
+	}
+	_, hasStats := Capability[DirStatStore](eng)
+	tracker := NewTracker(eng)
+	eng = Checked(tracker)
 	c := &Client{
 		eng:     eng,
+		tracker: tracker,
 		cfg:     cfg,
 		attrs:   newAttrCache(),
 		entries: newEntryCache(),
 		metrics: NewMetrics(),
 		open:    make(map[Ino]*openInode),
 		links:   make(map[Ino]string),
-		stats:   newDirStats(eng, cfg.NoDirStats),
+		stats:   newDirStats(eng, cfg.NoDirStats || !hasStats),
 	}
 	c.quota = newQuotaState(eng, c.stats)
 	c.inodes = &idPool{batch: cfg.InodeBatch, fetch: func(ctx context.Context, n uint64) (uint64, error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 )
@@ -38,15 +37,23 @@ import (
 // and must not be used on a mount's engine.
 type Tracker struct {
 	engine atomic.Pointer[Engine]
+	// watched is set while tracking or paused: calls take the slow path
+	// under mu. Otherwise a call only counts itself in fast, with no lock
+	// and no allocation (the cost of a Tracker when no migration runs).
+	watched atomic.Bool
+	fast    atomic.Int64 // calls in flight that took the fast path
 
 	mu       sync.Mutex
 	changed  *sync.Cond // a mutation ended, or the pause was lifted
 	paused   bool
-	inflight int
+	refusal  error     // while paused: held mutations fail with it instead of waiting
+	inflight int       // calls in flight that took the slow path
 	log      ChangeLog // nil when not tracking
 	session  uint64
-	untrack  int // mutations in flight that started untracked
+	untrack  int // slow-path mutations in flight that started untracked
 	op       uint64
+
+	marks postMarks
 }
 
 // NewTracker wraps e; it neither tracks nor pauses until told.
@@ -60,21 +67,26 @@ func NewTracker(e Engine) *Tracker {
 // Unwrap returns the engine calls currently go to.
 func (t *Tracker) Unwrap() Engine { return *t.engine.Load() }
 
+// watchLocked sets watched from the state, with t.mu held.
+func (t *Tracker) watchLocked() { t.watched.Store(t.log != nil || t.paused) }
+
 // Track starts tracking mutations into log as session sid, and returns
 // once every mutation that started untracked has returned: from then on,
 // every mutation that has not returned is tracked (what the client's
-// acknowledgement promises).
+// acknowledgement promises). With ctx's error it keeps tracking.
 func (t *Tracker) Track(ctx context.Context, log ChangeLog, sid uint64) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.log, t.session = log, sid
-	return t.waitLocked(ctx, func() bool { return t.untrack == 0 })
+	t.watchLocked()
+	return t.waitLocked(ctx, func() bool { return t.untrack == 0 && t.fast.Load() == 0 })
 }
 
 // StopTracking ends tracking; mutations in flight finish their marks.
 func (t *Tracker) StopTracking() {
 	t.mu.Lock()
 	t.log = nil
+	t.watchLocked()
 	t.mu.Unlock()
 }
 
@@ -85,26 +97,45 @@ func (t *Tracker) Tracking() bool {
 	return t.log != nil
 }
 
-// Pause holds new mutations and returns once none is in flight. With
-// ctx's error it lifts its hold again.
+// Pause holds new mutations and returns once none is in flight and the
+// post-marks of those that ran are appended. With ctx's error it lifts
+// its hold again.
 func (t *Tracker) Pause(ctx context.Context) error {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.paused = true
-	if err := t.waitLocked(ctx, func() bool { return t.inflight == 0 }); err != nil {
-		t.paused = false
-		t.changed.Broadcast()
+	t.watchLocked()
+	if err := t.waitLocked(ctx, func() bool { return t.inflight == 0 && t.fast.Load() == 0 }); err != nil {
+		t.resumeLocked()
+		t.mu.Unlock()
 		return err
 	}
+	t.mu.Unlock()
+	t.flushMarks(ctx)
 	return nil
+}
+
+// Refuse makes the mutations a pause holds, and those that come while it
+// lasts, fail with ErrIO and err's text instead of waiting; Resume ends
+// it. A client that cannot follow a migration uses it once its deadline
+// passed, so that applications see a bounded wait and then EIO.
+func (t *Tracker) Refuse(err error) {
+	t.mu.Lock()
+	t.refusal = err
+	t.changed.Broadcast()
+	t.mu.Unlock()
 }
 
 // Resume lets held mutations go.
 func (t *Tracker) Resume() {
 	t.mu.Lock()
-	t.paused = false
-	t.changed.Broadcast()
+	t.resumeLocked()
 	t.mu.Unlock()
+}
+
+func (t *Tracker) resumeLocked() {
+	t.paused, t.refusal = false, nil
+	t.watchLocked()
+	t.changed.Broadcast()
 }
 
 // Swap replaces the engine, which only a paused Tracker allows, and
@@ -112,7 +143,7 @@ func (t *Tracker) Resume() {
 func (t *Tracker) Swap(e Engine) (Engine, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !t.paused || t.inflight != 0 {
+	if !t.paused || t.inflight != 0 || t.fast.Load() != 0 {
 		return nil, errors.New("swap the engine of a tracker that is not paused")
 	}
 	return *t.engine.Swap(&e), nil
@@ -120,6 +151,9 @@ func (t *Tracker) Swap(e Engine) (Engine, error) {
 
 // waitLocked waits, with t.mu held, until done or ctx ends.
 func (t *Tracker) waitLocked(ctx context.Context, done func() bool) error {
+	if done() {
+		return nil
+	}
 	stop := context.AfterFunc(ctx, func() {
 		t.mu.Lock()
 		t.changed.Broadcast()
@@ -135,32 +169,62 @@ func (t *Tracker) waitLocked(ctx context.Context, done func() bool) error {
 	return nil
 }
 
-// mutation is one mutating call in flight.
+// mutation is one call in flight. It is passed by value: the fast path
+// allocates nothing.
 type mutation struct {
 	engine  Engine
 	log     ChangeLog
 	session uint64
 	op      uint64
 	inodes  []Ino
+	fast    bool // counted in Tracker.fast
 	tracked bool // counted as tracked (else in Tracker.untrack)
 }
 
 // begin waits out a pause, counts the call in flight and, when tracking,
 // appends its pre-mark naming inodes.
-func (t *Tracker) begin(ctx context.Context, inodes ...Ino) (*mutation, error) {
+func (t *Tracker) begin(ctx context.Context, inodes ...Ino) (mutation, error) {
 	return t.enter(ctx, true, inodes)
 }
 
 // enter is begin; without mark the call is only held by a pause, never
 // marked, and Track does not wait for it.
-func (t *Tracker) enter(ctx context.Context, mark bool, inodes []Ino) (*mutation, error) {
-	t.mu.Lock()
-	if err := t.waitLocked(ctx, func() bool { return !t.paused }); err != nil {
+func (t *Tracker) enter(ctx context.Context, mark bool, inodes []Ino) (mutation, error) {
+	t.fast.Add(1)
+	if !t.watched.Load() {
+		// Track and Pause set watched before they read fast, and this
+		// call added to fast before it read watched: one of the two sees
+		// the other.
+		return mutation{engine: t.Unwrap(), fast: true, tracked: true}, nil
+	}
+	t.leaveFast()
+	return t.enterWatched(ctx, mark, inodes)
+}
+
+// leaveFast uncounts a fast-path call, and wakes a Track or Pause that
+// waits for the fast path to drain.
+func (t *Tracker) leaveFast() {
+	if t.fast.Add(-1) == 0 && t.watched.Load() {
+		t.mu.Lock()
+		t.changed.Broadcast()
 		t.mu.Unlock()
-		return nil, err
+	}
+}
+
+// enterWatched is enter while tracking or paused.
+func (t *Tracker) enterWatched(ctx context.Context, mark bool, inodes []Ino) (mutation, error) {
+	t.mu.Lock()
+	if err := t.waitLocked(ctx, func() bool { return !t.paused || t.refusal != nil }); err != nil {
+		t.mu.Unlock()
+		return mutation{}, err
+	}
+	if t.paused {
+		err := t.refusal
+		t.mu.Unlock()
+		return mutation{}, fmt.Errorf("%w: the volume is moving to another metadata engine: %w", ErrIO, err)
 	}
 	t.inflight++
-	m := &mutation{engine: t.Unwrap(), log: t.log, session: t.session, inodes: inodes, tracked: t.log != nil || !mark}
+	m := mutation{engine: t.Unwrap(), log: t.log, session: t.session, tracked: t.log != nil || !mark}
 	if !mark {
 		m.log = nil
 	}
@@ -169,6 +233,7 @@ func (t *Tracker) enter(ctx context.Context, mark bool, inodes []Ino) (*mutation
 	} else if m.log != nil {
 		t.op++
 		m.op = t.op
+		m.inodes = append([]Ino(nil), inodes...) // the caller's array stays on its stack
 	}
 	t.mu.Unlock()
 	if m.log == nil {
@@ -179,6 +244,7 @@ func (t *Tracker) enter(ctx context.Context, mark bool, inodes []Ino) (*mutation
 		t.mu.Lock()
 		if t.log == m.log {
 			t.log = nil
+			t.watchLocked()
 		}
 		t.mu.Unlock()
 		m.log = nil
@@ -187,14 +253,19 @@ func (t *Tracker) enter(ctx context.Context, mark bool, inodes []Ino) (*mutation
 	if err != nil {
 		m.log = nil // the call does not run: no post-mark
 		t.end(ctx, m)
-		return nil, fmt.Errorf("%w: record the change for the migration in progress: %v", ErrIO, err)
+		return mutation{}, fmt.Errorf("%w: record the change for the migration in progress: %w", ErrIO, err)
 	}
 	return m, nil
 }
 
-// end appends the post-mark naming the call's inodes and those it
+// end queues the post-mark naming the call's inodes and those it
 // reported (0 for none), and ends the call.
-func (t *Tracker) end(ctx context.Context, m *mutation, reported ...Ino) {
+func (t *Tracker) end(ctx context.Context, m mutation, reported ...Ino) {
+	if m.fast {
+		t.leaveFast()
+		return
+	}
+	t.mu.Lock()
 	if m.log != nil {
 		inodes := m.inodes
 		for _, ino := range reported {
@@ -202,12 +273,8 @@ func (t *Tracker) end(ctx context.Context, m *mutation, reported ...Ino) {
 				inodes = append(inodes, ino)
 			}
 		}
-		c := Change{Kind: ChangeAfter, Session: m.session, Operation: m.op, Inodes: inodes}
-		if _, err := m.log.AppendChanges(context.WithoutCancel(ctx), []Change{c}); err != nil && !errors.Is(err, ErrNoMigration) {
-			slog.Warn("record the end of a change for the migration in progress", "operation", m.op, "err", err)
-		}
+		t.queueMarkLocked(m.log, Change{Kind: ChangeAfter, Session: m.session, Operation: m.op, Inodes: inodes})
 	}
-	t.mu.Lock()
 	t.inflight--
 	if !m.tracked {
 		t.untrack--

@@ -157,6 +157,12 @@ func TestTrackerMarks(t *testing.T) {
 			tr, l := trackedVolume(t)
 			start := must(l.ChangesEnd(ctx))(t)
 			want := tc.run(t, tr.Unwrap(), tr)
+			// Post-marks are appended in batches, at the latest when
+			// the tracker pauses.
+			if err := tr.Pause(ctx); err != nil {
+				t.Fatal(err)
+			}
+			tr.Resume()
 			changes := must(l.Changes(ctx, start, 100))(t)
 			var before, after []meta.Change
 			for _, c := range changes {
@@ -177,6 +183,59 @@ func TestTrackerMarks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countingLog counts the appends that carry post-marks.
+type countingLog struct {
+	meta.ChangeLog
+	mu          sync.Mutex
+	postAppends int
+}
+
+func (l *countingLog) AppendChanges(ctx context.Context, changes []meta.Change) (uint64, error) {
+	if len(changes) > 0 && changes[0].Kind == meta.ChangeAfter {
+		l.mu.Lock()
+		l.postAppends++
+		l.mu.Unlock()
+	}
+	return l.ChangeLog.AppendChanges(ctx, changes)
+}
+
+// TestTrackerBatchesPostMarks: the post-marks of mutations that end
+// together are appended together, and all of them before Pause returns.
+func TestTrackerBatchesPostMarks(t *testing.T) {
+	ctx := context.Background()
+	tr, l := trackedVolume(t)
+	counting := &countingLog{ChangeLog: l}
+	if err := tr.Track(ctx, counting, 1); err != nil {
+		t.Fatal(err)
+	}
+	const writers, each = 8, 10
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				mknod(t, tr, meta.RootIno, fmt.Sprintf("w%d-%d", w, i), meta.TypeFile)
+			}
+		})
+	}
+	wg.Wait()
+	if err := tr.Pause(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after := 0
+	for _, c := range must(l.Changes(ctx, 0, 1000))(t) {
+		if c.Kind == meta.ChangeAfter {
+			after++
+		}
+	}
+	if after != writers*each {
+		t.Fatalf("%d post-marks after Pause, want %d", after, writers*each)
+	}
+	if counting.postAppends >= after {
+		t.Errorf("%d post-marks took %d appends, want them batched", after, counting.postAppends)
+	}
+	t.Logf("%d post-marks in %d appends", after, counting.postAppends)
 }
 
 // TestTrackerUnmarkedCalls: id reservations and locks are held by a pause

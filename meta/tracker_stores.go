@@ -1,0 +1,88 @@
+package meta
+
+import "context"
+
+// The directory statistics and quotas of the Tracker's current engine,
+// so that a Client that captured them at its start reaches the engine it
+// moved to. Their writes are held by a pause but not marked: the
+// migrator copies statistics and quotas with the volume. An engine
+// without them answers ErrNotSupported.
+
+func (t *Tracker) dirStats() (DirStatStore, error) {
+	s, ok := Capability[DirStatStore](t.Unwrap())
+	if !ok {
+		return nil, ErrNotSupported
+	}
+	return s, nil
+}
+
+func (t *Tracker) quotas() (QuotaStore, error) {
+	s, ok := Capability[QuotaStore](t.Unwrap())
+	if !ok {
+		return nil, ErrNotSupported
+	}
+	return s, nil
+}
+
+// heldStore runs a write of a store that a pause holds.
+func heldStore[S any](t *Tracker, ctx context.Context, store func() (S, error), call func(s S) error) error {
+	m, err := t.enter(ctx, false, nil)
+	if err != nil {
+		return err
+	}
+	defer t.end(ctx, m)
+	s, err := store()
+	if err != nil {
+		return err
+	}
+	return call(s)
+}
+
+func (t *Tracker) AddDirStats(ctx context.Context, deltas map[Ino]DirStat, removed []Ino) error {
+	return heldStore(t, ctx, t.dirStats, func(s DirStatStore) error { return s.AddDirStats(ctx, deltas, removed) })
+}
+
+func (t *Tracker) SetDirStats(ctx context.Context, stats map[Ino]DirStat, removed []Ino) error {
+	return heldStore(t, ctx, t.dirStats, func(s DirStatStore) error { return s.SetDirStats(ctx, stats, removed) })
+}
+
+func (t *Tracker) DirStats(ctx context.Context, dirs []Ino) (map[Ino]DirStat, error) {
+	s, err := t.dirStats()
+	if err != nil {
+		return nil, err
+	}
+	return s.DirStats(ctx, dirs)
+}
+
+func (t *Tracker) AllDirStats(ctx context.Context) (map[Ino]DirStat, error) {
+	s, err := t.dirStats()
+	if err != nil {
+		return nil, err
+	}
+	return s.AllDirStats(ctx)
+}
+
+func (t *Tracker) SetQuota(ctx context.Context, dir Ino, q Quota) error {
+	return heldStore(t, ctx, t.quotas, func(s QuotaStore) error { return s.SetQuota(ctx, dir, q) })
+}
+
+func (t *Tracker) DeleteQuota(ctx context.Context, dir Ino) error {
+	return heldStore(t, ctx, t.quotas, func(s QuotaStore) error { return s.DeleteQuota(ctx, dir) })
+}
+
+func (t *Tracker) AddQuotaUsage(ctx context.Context, deltas map[Ino]DirStat) error {
+	return heldStore(t, ctx, t.quotas, func(s QuotaStore) error { return s.AddQuotaUsage(ctx, deltas) })
+}
+
+func (t *Tracker) Quotas(ctx context.Context) (map[Ino]Quota, error) {
+	s, err := t.quotas()
+	if err != nil {
+		return nil, err
+	}
+	return s.Quotas(ctx)
+}
+
+var (
+	_ DirStatStore = (*Tracker)(nil)
+	_ QuotaStore   = (*Tracker)(nil)
+)
