@@ -96,6 +96,7 @@ func NewClient(eng Engine, cfg ClientConfig) *Client {
 		eng = ch.Engine // checked once, above the Tracker
 	}
 	_, hasStats := Capability[DirStatStore](eng)
+	_, hasQuotas := Capability[QuotaStore](eng)
 	tracker := NewTracker(eng)
 	eng = Checked(tracker)
 	c := &Client{
@@ -110,6 +111,9 @@ func NewClient(eng Engine, cfg ClientConfig) *Client {
 		stats:   newDirStats(eng, cfg.NoDirStats || !hasStats),
 	}
 	c.quota = newQuotaState(eng, c.stats)
+	if !hasQuotas {
+		c.quota.store = nil
+	}
 	c.inodes = &idPool{batch: cfg.InodeBatch, fetch: func(ctx context.Context, n uint64) (uint64, error) {
 		defer c.observe("next_inodes", time.Now())
 		first, err := eng.NextInodes(ctx, n)
@@ -153,4 +157,16 @@ func (c *Client) Usage(ctx context.Context) (Usage, error) {
 	c.usage, c.usageAt = u, time.Now()
 	c.mu.Unlock()
 	return u, nil
+}
+
+// clientCapability finds capability T of the client's engine as
+// Capability does, but only when the engine behind the Tracker has it:
+// the Tracker implements every optional interface it tracks, and answers
+// ErrNotSupported for those its engine lacks.
+func clientCapability[T any](c *Client) (T, bool) {
+	if _, ok := Capability[T](c.tracker.Unwrap()); !ok {
+		var none T
+		return none, false
+	}
+	return Capability[T](c.eng)
 }

@@ -15,7 +15,7 @@ import (
 // engine without a Cloner is ErrNotSupported. A failure midway leaves the
 // part copied so far in place.
 func (c *Client) CloneTree(ctx context.Context, cred Cred, src, parent Ino, name string, preserve bool, cloned *atomic.Int64) (Ino, error) {
-	cloner, ok := Capability[Cloner](c.eng)
+	cloner, ok := clientCapability[Cloner](c)
 	if !ok {
 		return 0, fmt.Errorf("this metadata engine cannot clone: %w", ErrNotSupported)
 	}

@@ -22,7 +22,7 @@ func (c *Client) RemoveTree(ctx context.Context, cred Cred, parent Ino, name str
 		removed = new(atomic.Int64)
 	}
 	r := &treeRemoval{c: c, cred: cred, slots: make(chan struct{}, max(workers, 1)), removed: removed, retries: c.eng.Stats().Retries}
-	r.batch, _ = Capability[BatchRemover](c.eng)
+	r.batch, _ = clientCapability[BatchRemover](c)
 	ctx, r.cancel = context.WithCancel(ctx)
 	defer r.cancel()
 	r.removeDir(ctx, dir)
