@@ -95,8 +95,9 @@ func (m *heldMigration) wait() int {
 }
 
 // TestMigrateKilled: 'cairn migrate' SQLite → PostgreSQL loses its
-// PostgreSQL during the bulk copy, then is killed with SIGKILL during the
-// copy, the catch-up and the switch. After each, the volume mounts on
+// PostgreSQL during the bulk copy, is interrupted (SIGINT) between two
+// catch-up rounds, then is killed with SIGKILL during the copy, the
+// catch-up and the switch. After each, the volume mounts on
 // SRC with every file as it was, takes new files, and the next run
 // starts over; killed right after the switch was written, the volume is
 // on PostgreSQL with every file, SRC says it moved, and a rerun says
@@ -144,6 +145,19 @@ func TestMigrateKilled(t *testing.T) {
 	}
 	stillOnSource("lost")
 	pg.Start()
+
+	// Ctrl-C between two catch-up rounds.
+	goOn = filepath.Join(tempDir(t), "go-on-after-interrupt")
+	m = startHeldMigration(t, v.meta, dst, "catch-up", goOn)
+	must(t, m.cmd.Process.Signal(syscall.SIGINT), "interrupt cairn migrate")
+	must(t, os.WriteFile(goOn, nil, 0o644), "let the migration go on")
+	if code := m.wait(); code != 1 || !strings.Contains(m.stderr.String(), "cairn migrate: interrupted: the volume stays on") {
+		t.Errorf("interrupted migrate: exit %d, stderr:\n%s", code, m.stderr.String())
+	}
+	if record := migrationRecord(t, v.meta); record != nil {
+		t.Errorf("SRC keeps the migration record after the interrupt: %s", record)
+	}
+	stillOnSource("interrupted")
 
 	for _, stage := range []string{"copy", "catch-up", "switch"} {
 		m := startHeldMigration(t, v.meta, dst, stage, "")
