@@ -70,6 +70,8 @@ type Client struct {
 	slices  *idPool
 	metrics *Metrics
 
+	locks *heldLocks
+
 	mu      sync.Mutex
 	sid     uint64
 	open    map[Ino]*openInode
@@ -97,19 +99,19 @@ func NewClient(eng Engine, cfg ClientConfig) *Client {
 	}
 	_, hasStats := Capability[DirStatStore](eng)
 	_, hasQuotas := Capability[QuotaStore](eng)
-	tracker := NewTracker(eng)
-	eng = Checked(tracker)
 	c := &Client{
-		eng:     eng,
-		tracker: tracker,
 		cfg:     cfg,
+		locks:   newHeldLocks(),
 		attrs:   newAttrCache(),
 		entries: newEntryCache(),
 		metrics: NewMetrics(),
 		open:    make(map[Ino]*openInode),
 		links:   make(map[Ino]string),
-		stats:   newDirStats(eng, cfg.NoDirStats || !hasStats),
 	}
+	c.tracker = NewTracker(sessionRecorder{eng, c})
+	c.eng = Checked(c.tracker)
+	eng = c.eng
+	c.stats = newDirStats(eng, cfg.NoDirStats || !hasStats)
 	c.quota = newQuotaState(eng, c.stats)
 	if !hasQuotas {
 		c.quota.store = nil

@@ -25,7 +25,9 @@ import (
 //     flight have returned (with their post-marks); Resume lets them go.
 //     Reads are never held.
 //   - Swapping: Swap, while paused, replaces the engine every later call
-//     goes to.
+//     goes to; SwapSession also renames the session the client had on
+//     the old engine, so that a call that read the old id before the
+//     pause held it reaches the new engine with the new one.
 //
 // Sessions, locks and id reservations are held by a pause but not marked:
 // they are a client's own state, which it registers again on the engine it
@@ -36,7 +38,7 @@ import (
 // Any other mutating interface reached through Unwrap bypasses tracking
 // and must not be used on a mount's engine.
 type Tracker struct {
-	engine atomic.Pointer[Engine]
+	current atomic.Pointer[trackedEngine]
 	// watched is set while tracking or paused: calls take the slow path
 	// under mu. Otherwise a call only counts itself in fast, with no lock
 	// and no allocation (the cost of a Tracker when no migration runs).
@@ -60,12 +62,33 @@ type Tracker struct {
 func NewTracker(e Engine) *Tracker {
 	t := &Tracker{}
 	t.changed = sync.NewCond(&t.mu)
-	t.engine.Store(&e)
+	t.current.Store(&trackedEngine{engine: e})
 	return t
 }
 
+// trackedEngine is the engine calls go to, and the session renamed when
+// it replaced another.
+type trackedEngine struct {
+	engine   Engine
+	from, to uint64
+}
+
+// session is sid as the engine knows it.
+func (e *trackedEngine) session(sid uint64) uint64 {
+	if sid == e.from && e.from != 0 {
+		return e.to
+	}
+	return sid
+}
+
+// owner is o as the engine knows it.
+func (e *trackedEngine) owner(o LockOwner) LockOwner {
+	o.Session = e.session(o.Session)
+	return o
+}
+
 // Unwrap returns the engine calls currently go to.
-func (t *Tracker) Unwrap() Engine { return *t.engine.Load() }
+func (t *Tracker) Unwrap() Engine { return t.current.Load().engine }
 
 // watchLocked sets watched from the state, with t.mu held.
 func (t *Tracker) watchLocked() { t.watched.Store(t.log != nil || t.paused) }
@@ -140,13 +163,17 @@ func (t *Tracker) resumeLocked() {
 
 // Swap replaces the engine, which only a paused Tracker allows, and
 // returns the old one (the caller closes it).
-func (t *Tracker) Swap(e Engine) (Engine, error) {
+func (t *Tracker) Swap(e Engine) (Engine, error) { return t.SwapSession(e, 0, 0) }
+
+// SwapSession is Swap, and from then on a call naming session from (the
+// client's session on the old engine) names session to instead.
+func (t *Tracker) SwapSession(e Engine, from, to uint64) (Engine, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.paused || t.inflight != 0 || t.fast.Load() != 0 {
 		return nil, errors.New("swap the engine of a tracker that is not paused")
 	}
-	return *t.engine.Swap(&e), nil
+	return t.current.Swap(&trackedEngine{engine: e, from: from, to: to}).engine, nil
 }
 
 // waitLocked waits, with t.mu held, until done or ctx ends.
@@ -173,6 +200,7 @@ func (t *Tracker) waitLocked(ctx context.Context, done func() bool) error {
 // allocates nothing.
 type mutation struct {
 	engine  Engine
+	current *trackedEngine
 	log     ChangeLog
 	session uint64
 	op      uint64
@@ -195,7 +223,8 @@ func (t *Tracker) enter(ctx context.Context, mark bool, inodes []Ino) (mutation,
 		// Track and Pause set watched before they read fast, and this
 		// call added to fast before it read watched: one of the two sees
 		// the other.
-		return mutation{engine: t.Unwrap(), fast: true, tracked: true}, nil
+		current := t.current.Load()
+		return mutation{engine: current.engine, current: current, fast: true, tracked: true}, nil
 	}
 	t.leaveFast()
 	return t.enterWatched(ctx, mark, inodes)
@@ -224,7 +253,8 @@ func (t *Tracker) enterWatched(ctx context.Context, mark bool, inodes []Ino) (mu
 		return mutation{}, fmt.Errorf("%w: the volume is moving to another metadata engine: %w", ErrIO, err)
 	}
 	t.inflight++
-	m := mutation{engine: t.Unwrap(), log: t.log, session: t.session, tracked: t.log != nil || !mark}
+	current := t.current.Load()
+	m := mutation{engine: current.engine, current: current, log: t.log, session: t.session, tracked: t.log != nil || !mark}
 	if !mark {
 		m.log = nil
 	}

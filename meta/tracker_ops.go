@@ -25,7 +25,8 @@ func (t *Tracker) NewSession(ctx context.Context, info SessionInfo) (uint64, err
 	return t.Unwrap().NewSession(ctx, info)
 }
 func (t *Tracker) Heartbeat(ctx context.Context, sid uint64) error {
-	return t.Unwrap().Heartbeat(ctx, sid)
+	current := t.current.Load()
+	return current.engine.Heartbeat(ctx, current.session(sid))
 }
 func (t *Tracker) ListSessions(ctx context.Context) ([]SessionInfo, error) {
 	return t.Unwrap().ListSessions(ctx)
@@ -56,43 +57,50 @@ func (t *Tracker) ListXattr(ctx context.Context, ino Ino) ([]string, error) {
 	return t.Unwrap().ListXattr(ctx, ino)
 }
 func (t *Tracker) GetLk(ctx context.Context, ino Ino, owner LockOwner, l Lock) (Lock, error) {
-	return t.Unwrap().GetLk(ctx, ino, owner, l)
+	current := t.current.Load()
+	return current.engine.GetLk(ctx, ino, current.owner(owner), l)
 }
 
 // held runs a call that a pause holds but that changes no inode.
-func held[R any](t *Tracker, ctx context.Context, call func(e Engine) (R, error)) (R, error) {
+func held[R any](t *Tracker, ctx context.Context, call func(e *trackedEngine) (R, error)) (R, error) {
 	m, err := t.enter(ctx, false, nil)
 	if err != nil {
 		var none R
 		return none, err
 	}
 	defer t.end(ctx, m)
-	return call(m.engine)
+	return call(m.current)
 }
 
 func (t *Tracker) CloseSession(ctx context.Context, sid uint64) error {
-	_, err := held(t, ctx, func(e Engine) (struct{}, error) { return struct{}{}, e.CloseSession(ctx, sid) })
+	_, err := held(t, ctx, func(e *trackedEngine) (struct{}, error) {
+		return struct{}{}, e.engine.CloseSession(ctx, e.session(sid))
+	})
 	return err
 }
 func (t *Tracker) CleanStaleSessions(ctx context.Context, before time.Time) (int, error) {
-	return held(t, ctx, func(e Engine) (int, error) { return e.CleanStaleSessions(ctx, before) })
+	return held(t, ctx, func(e *trackedEngine) (int, error) { return e.engine.CleanStaleSessions(ctx, before) })
 }
 func (t *Tracker) NextInodes(ctx context.Context, n uint64) (Ino, error) {
-	return held(t, ctx, func(e Engine) (Ino, error) { return e.NextInodes(ctx, n) })
+	return held(t, ctx, func(e *trackedEngine) (Ino, error) { return e.engine.NextInodes(ctx, n) })
 }
 func (t *Tracker) NextSlices(ctx context.Context, n uint64) (uint64, error) {
-	return held(t, ctx, func(e Engine) (uint64, error) { return e.NextSlices(ctx, n) })
+	return held(t, ctx, func(e *trackedEngine) (uint64, error) { return e.engine.NextSlices(ctx, n) })
 }
 func (t *Tracker) ForgetSlices(ctx context.Context, ids []uint64) error {
-	_, err := held(t, ctx, func(e Engine) (struct{}, error) { return struct{}{}, e.ForgetSlices(ctx, ids) })
+	_, err := held(t, ctx, func(e *trackedEngine) (struct{}, error) { return struct{}{}, e.engine.ForgetSlices(ctx, ids) })
 	return err
 }
 func (t *Tracker) Flock(ctx context.Context, ino Ino, owner LockOwner, typ uint32) error {
-	_, err := held(t, ctx, func(e Engine) (struct{}, error) { return struct{}{}, e.Flock(ctx, ino, owner, typ) })
+	_, err := held(t, ctx, func(e *trackedEngine) (struct{}, error) {
+		return struct{}{}, e.engine.Flock(ctx, ino, e.owner(owner), typ)
+	})
 	return err
 }
 func (t *Tracker) SetLk(ctx context.Context, ino Ino, owner LockOwner, l Lock) error {
-	_, err := held(t, ctx, func(e Engine) (struct{}, error) { return struct{}{}, e.SetLk(ctx, ino, owner, l) })
+	_, err := held(t, ctx, func(e *trackedEngine) (struct{}, error) {
+		return struct{}{}, e.engine.SetLk(ctx, ino, e.owner(owner), l)
+	})
 	return err
 }
 
@@ -129,7 +137,7 @@ func (t *Tracker) Unlink(ctx context.Context, cred Cred, parent Ino, name string
 	if err != nil {
 		return 0, Attr{}, err
 	}
-	ino, a, err := m.engine.Unlink(ctx, cred, parent, name, sid)
+	ino, a, err := m.engine.Unlink(ctx, cred, parent, name, m.current.session(sid))
 	t.end(ctx, m, ino)
 	return ino, a, err
 }
@@ -148,7 +156,7 @@ func (t *Tracker) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName 
 	if err != nil {
 		return 0, Attr{}, 0, err
 	}
-	moved, a, replaced, err := m.engine.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, sid)
+	moved, a, replaced, err := m.engine.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, m.current.session(sid))
 	t.end(ctx, m, moved, replaced)
 	return moved, a, replaced, err
 }
@@ -159,7 +167,7 @@ func (t *Tracker) ReleaseOrphan(ctx context.Context, sid uint64, ino Ino) error 
 		return err
 	}
 	defer t.end(ctx, m)
-	return m.engine.ReleaseOrphan(ctx, sid, ino)
+	return m.engine.ReleaseOrphan(ctx, m.current.session(sid), ino)
 }
 
 func (t *Tracker) Write(ctx context.Context, ino Ino, idx uint32, s Slice, mtime int64) (Attr, int, error) {
@@ -196,7 +204,7 @@ func (t *Tracker) UnlinkDelete(ctx context.Context, cred Cred, parent Ino, name 
 	if err != nil {
 		return 0, Attr{}, false, err
 	}
-	ino, a, deleted, err := UnlinkDelete(ctx, m.engine, cred, parent, name, sid, expect)
+	ino, a, deleted, err := UnlinkDelete(ctx, m.engine, cred, parent, name, m.current.session(sid), expect)
 	t.end(ctx, m, ino)
 	return ino, a, deleted, err
 }
@@ -213,7 +221,7 @@ func (t *Tracker) RemoveEntries(ctx context.Context, cred Cred, parent Ino, name
 	if !ok {
 		return BatchRemoval{}, ErrNotSupported
 	}
-	return r.RemoveEntries(ctx, cred, parent, names, sid)
+	return r.RemoveEntries(ctx, cred, parent, names, m.current.session(sid))
 }
 
 func (t *Tracker) Clone(ctx context.Context, cred Cred, src, parent Ino, name string, ino Ino, preserve bool) (Attr, error) {
