@@ -31,6 +31,12 @@ type ClientConfig struct {
 	// NoDirStats keeps no directory statistics and enforces no quotas,
 	// for benchmarks that measure what they cost (dirstats.go).
 	NoDirStats bool
+	// OpenEngine opens the metadata engine at url, with the credentials of
+	// this client's environment: how the client reaches the engine an
+	// online migration moves the volume to (client_migration.go). Without
+	// it the client does not follow migrations, and a migration refuses
+	// to switch while its session lives, as for an older build.
+	OpenEngine func(ctx context.Context, url string) (Engine, error)
 }
 
 func (c *ClientConfig) defaults() {
@@ -83,9 +89,11 @@ type Client struct {
 	stats *dirStats
 	quota *quotaState
 
-	stop      chan struct{}
-	done      chan struct{}
-	statsDone chan struct{}
+	info       SessionInfo // as registered, again on a migration's DST
+	stop       chan struct{}
+	done       chan struct{}
+	statsDone  chan struct{}
+	followDone chan struct{}
 }
 
 // NewClient wraps eng in a Tracker, so that the client can follow an

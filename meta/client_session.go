@@ -18,11 +18,12 @@ func (c *Client) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("register session: %w", err)
 	}
-	stop, done, statsDone := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	stop, done, statsDone, followDone := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
 	c.mu.Lock()
-	c.sid, c.stop, c.done, c.statsDone = sid, stop, done, statsDone
+	c.sid, c.info, c.stop, c.done, c.statsDone, c.followDone = sid, info, stop, done, statsDone, followDone
 	c.mu.Unlock()
 	go c.flushDirStatsLoop(stop, statsDone)
+	go c.followMigrations(stop, followDone)
 	c.cleanStale(ctx)
 	c.loadTrashDays(ctx)
 	go c.heartbeat(stop, done)
@@ -75,8 +76,8 @@ func (c *Client) cleanStale(ctx context.Context) {
 // orphans and locks. It does not close the engine.
 func (c *Client) Close(ctx context.Context) error {
 	c.mu.Lock()
-	stop, done, statsDone, sid := c.stop, c.done, c.statsDone, c.sid
-	c.stop, c.sid = nil, 0
+	stop, done, statsDone, followDone := c.stop, c.done, c.statsDone, c.followDone
+	c.stop = nil
 	c.mu.Unlock()
 	if stop == nil {
 		return nil
@@ -84,6 +85,11 @@ func (c *Client) Close(ctx context.Context) error {
 	close(stop)
 	<-done
 	<-statsDone
+	<-followDone
+	c.mu.Lock()
+	sid := c.sid // read only now: a migration may have renamed it
+	c.sid = 0
+	c.mu.Unlock()
 	c.trash.jobs.Wait()
 	if err := c.FlushDirStats(ctx); err != nil {
 		slog.Warn("flush directory statistics at close", "err", err)

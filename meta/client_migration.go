@@ -1,0 +1,251 @@
+package meta
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// How a Client follows an online migration (package migrate holds the
+// protocol; migration.go the record and the acknowledgements). A
+// goroutine reads the migration record every Heartbeat, and every
+// MigrationPoll while one exists, and moves the client's Tracker along
+// the record's phases:
+//
+//   - tracking: Track, then the MigrationAckTracking acknowledgement;
+//   - pausing: Pause (reads go on; Pause returns once no mutation is in
+//     flight and their post-marks are appended), then MigrationAckPaused;
+//   - switched: open DST (ClientConfig.OpenEngine), MigrationAckSwitched
+//     on SRC, a session on DST with the same SessionInfo, the orphans and
+//     locks of this client's session taken again there, the engine
+//     swapped under the Client (caches stay: inode numbers are the
+//     same), Resume, and SRC closed. SRC's session is left as it is:
+//     closing it would release its orphans into SRC's dead-slice queue,
+//     whose blocks the copies on DST still use.
+//
+// A record whose deadline passed before "switched" is dropped and the
+// client goes on on SRC. Once "switched" is read, the client never
+// resumes on SRC (writes there would be lost): while DST cannot be opened
+// it stays paused and retries, and once the record's deadline has passed
+// its mutations fail with EIO instead of waiting (reads go on from SRC,
+// which no longer changes).
+
+// follower is the state of the migration a Client follows; only the
+// following goroutine uses it.
+type follower struct {
+	id     string // the record's ID; "" for none
+	acked  int    // the last acknowledgement appended
+	paused bool
+}
+
+// followMigrations runs until stop closes.
+func (c *Client) followMigrations(stop, done chan struct{}) {
+	defer close(done)
+	var f follower
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-stop
+		cancel()
+	}()
+	wait := time.NewTimer(0)
+	defer wait.Stop()
+	for {
+		select {
+		case <-stop:
+			if f.paused {
+				// Close's own calls would wait for a switch nobody
+				// follows any more.
+				c.tracker.Refuse(errors.New("the client closed while a migration paused it"))
+			}
+			return
+		case <-wait.C:
+		}
+		next := c.cfg.Heartbeat
+		if c.followStep(ctx, &f) {
+			next = min(next, MigrationPoll)
+		}
+		wait.Reset(next)
+	}
+}
+
+// followStep reads the record once and does what its phase asks; it
+// reports whether a migration is under way.
+func (c *Client) followStep(ctx context.Context, f *follower) bool {
+	if c.cfg.OpenEngine == nil {
+		return false // cannot follow: never acknowledge
+	}
+	log, ok := Capability[ChangeLog](c.tracker.Unwrap())
+	if !ok {
+		return false
+	}
+	b, err := log.Migration(ctx)
+	if err != nil {
+		slog.Warn("read the migration record", "err", err)
+		return f.id != ""
+	}
+	if b == nil {
+		if f.id != "" {
+			slog.Info("the migration ended without moving the volume", "migration", f.id)
+			c.leaveMigration(f)
+		}
+		return false
+	}
+	r, err := DecodeMigration(b)
+	if err != nil {
+		slog.Warn("read the migration record", "err", err)
+		return true
+	}
+	if r.ID != f.id {
+		if f.id != "" {
+			c.leaveMigration(f)
+		}
+		f.id = r.ID
+	}
+	if r.Phase != MigrationSwitched && time.Now().After(r.Deadline) {
+		if err := log.SwapMigration(ctx, b, nil); err != nil && !errors.Is(err, ErrConflict) {
+			slog.Warn("drop a migration whose deadline passed", "migration", r.ID, "err", err)
+			return true
+		}
+		slog.Warn("a migration's migrator stopped (its deadline passed): the volume stays where it is", "migration", r.ID, "destination", r.Destination)
+		c.leaveMigration(f)
+		return false
+	}
+	if r.Phase != MigrationSwitched && f.acked < MigrationAckTracking && !c.startTracking(ctx, f, log, r) {
+		return true
+	}
+	switch r.Phase {
+	case MigrationPausing:
+		if f.acked < MigrationAckPaused {
+			c.pause(ctx, f, log, r)
+		}
+	case MigrationSwitched:
+		c.switchEngine(ctx, f, log, r)
+	}
+	return true
+}
+
+// startTracking tracks into log and acknowledges it.
+func (c *Client) startTracking(ctx context.Context, f *follower, log ChangeLog, r MigrationRecord) bool {
+	until, cancel := context.WithDeadline(ctx, r.Deadline)
+	defer cancel()
+	if err := c.tracker.Track(until, log, c.Session()); err != nil {
+		slog.Warn("wait for the mutations started before tracking", "migration", r.ID, "err", err)
+		return false
+	}
+	if err := c.acknowledge(ctx, log, MigrationAckTracking); err != nil {
+		slog.Warn("acknowledge a migration", "migration", r.ID, "err", err)
+		return false
+	}
+	f.acked = MigrationAckTracking
+	slog.Info("tracking changes for a migration", "migration", r.ID, "destination", r.Destination)
+	return true
+}
+
+// pause holds mutations and acknowledges it.
+func (c *Client) pause(ctx context.Context, f *follower, log ChangeLog, r MigrationRecord) {
+	until, cancel := context.WithDeadline(ctx, r.Deadline)
+	defer cancel()
+	if err := c.tracker.Pause(until); err != nil {
+		slog.Warn("pause for a migration", "migration", r.ID, "err", err)
+		return
+	}
+	f.paused = true
+	if err := c.acknowledge(ctx, log, MigrationAckPaused); err != nil {
+		slog.Warn("acknowledge the pause of a migration", "migration", r.ID, "err", err)
+		return
+	}
+	f.acked = MigrationAckPaused
+}
+
+// acknowledge appends the acknowledgement ack of this client's session.
+func (c *Client) acknowledge(ctx context.Context, log ChangeLog, ack uint64) error {
+	_, err := log.AppendChanges(ctx, []Change{{Kind: ChangeAck, Session: c.Session(), Operation: ack}})
+	return err
+}
+
+// leaveMigration stops following f's migration on the engine the client
+// is on.
+func (c *Client) leaveMigration(f *follower) {
+	c.tracker.StopTracking()
+	if f.paused {
+		c.tracker.Resume()
+	}
+	*f = follower{}
+}
+
+// switchEngine moves the client to the engine the record names; on a
+// failure it stays paused, and the next step tries again.
+func (c *Client) switchEngine(ctx context.Context, f *follower, log ChangeLog, r MigrationRecord) {
+	if !f.paused {
+		// The migrator switched without this client's pause (it cannot,
+		// unless the client joined late): hold mutations before anything.
+		if err := c.tracker.Pause(ctx); err != nil {
+			return
+		}
+		f.paused = true
+	}
+	dst, err := c.openDestination(ctx, r.Destination)
+	if err != nil {
+		slog.Warn("the volume moved to another metadata engine, which this client cannot reach yet: mutations wait", "destination", r.Destination, "err", err)
+		if time.Now().After(r.Deadline) {
+			c.tracker.Refuse(fmt.Errorf("reach %s, where the volume moved: %w", r.Destination, err))
+		}
+		return
+	}
+	if err := c.acknowledge(ctx, log, MigrationAckSwitched); err != nil {
+		slog.Warn("acknowledge the switch of a migration", "migration", r.ID, "err", err)
+	}
+	from := c.Session()
+	sid, err := dst.NewSession(ctx, c.info)
+	if err != nil {
+		dst.Close()
+		slog.Warn("register the session on the engine the volume moved to", "destination", r.Destination, "err", err)
+		return
+	}
+	src := c.tracker.Unwrap()
+	c.registerOrphans(ctx, src, dst, sid)
+	c.registerLocks(ctx, dst, sid)
+	old, err := c.tracker.SwapSession(sessionRecorder{dst, c}, from, sid)
+	if err != nil {
+		panic(err) // only this goroutine pauses and resumes the tracker
+	}
+	c.mu.Lock()
+	c.sid = sid
+	c.mu.Unlock()
+	c.tracker.StopTracking()
+	c.tracker.Resume()
+	*f = follower{}
+	if err := old.Close(); err != nil {
+		slog.Warn("close the engine the volume moved from", "err", err)
+	}
+	slog.Info("followed the volume to another metadata engine", "migration", r.ID, "destination", r.Destination, "session", sid)
+}
+
+// openDestination opens the engine at url and checks that it holds this
+// volume.
+func (c *Client) openDestination(ctx context.Context, url string) (Engine, error) {
+	dst, err := c.cfg.OpenEngine(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if ch, ok := dst.(checked); ok {
+		dst = ch.Engine // checked once, above the Tracker
+	}
+	want, err := c.tracker.Unwrap().Load(ctx)
+	if err != nil {
+		dst.Close()
+		return nil, fmt.Errorf("read the volume's settings: %w", err)
+	}
+	got, err := dst.Load(ctx)
+	if err == nil && got.UUID != want.UUID {
+		err = fmt.Errorf("it holds volume %q (%s), not %q (%s)", got.Name, got.UUID, want.Name, want.UUID)
+	}
+	if err != nil {
+		dst.Close()
+		return nil, fmt.Errorf("check the volume at %s: %w", url, err)
+	}
+	return dst, nil
+}
