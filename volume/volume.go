@@ -102,7 +102,11 @@ func (v *Volume) openFileSystem(ctx context.Context, opts Options) error {
 	if v.Blocks, err = openBlocks(v.Objects, v.Format, opts); err != nil {
 		return err
 	}
-	client := meta.NewClient(v.Engine, opts.Client)
+	clientConfig := opts.Client
+	if clientConfig.OpenEngine == nil {
+		clientConfig.OpenEngine = followMigrations(opts.IOTimeout)
+	}
+	client := meta.NewClient(v.Engine, clientConfig)
 	if err := client.Start(ctx); err != nil {
 		return fmt.Errorf("register with the volume at %s: %w", v.URL, err)
 	}

@@ -14,13 +14,10 @@ import (
 	"cairn/meta"
 	"cairn/meta/engines"
 	"cairn/migrate"
+	"cairn/volume"
 
 	"github.com/spf13/cobra"
 )
-
-// destinationPasswordEnv is where the password of DST-URL may come from,
-// for 'cairn migrate' and for every mount that follows the volume there.
-const destinationPasswordEnv = "META_PASSWORD_DST"
 
 func migrateCommand() *cobra.Command {
 	c := &cobra.Command{
@@ -32,7 +29,7 @@ func migrateCommand() *cobra.Command {
 			"is left marked as moved. Interrupting or killing the command before the switch leaves the\n" +
 			"volume on SRC-URL; running it again starts over. Every mount must run a cairn that knows\n" +
 			"migrations: one that does not acknowledge it within --ack-timeout is named and nothing moves.\n\n" +
-			"The password of SRC-URL may come from $META_PASSWORD, that of DST-URL from $" + destinationPasswordEnv + "\n" +
+			"The password of SRC-URL may come from $META_PASSWORD, that of DST-URL from $" + volume.DestinationPasswordEnv + "\n" +
 			"(each mount reads it there too when it moves).\n\n" + metaURLHelp,
 		Example: "  cairn migrate sqlite3:///var/lib/cairn/vol.db postgres://cairn@db/cairn\n" +
 			"  META_PASSWORD=old META_PASSWORD_DST=new cairn migrate redis://cairn@old:6379/1 etcd://cairn@e1:2379,e2:2379,e3:2379/vol",
@@ -67,7 +64,7 @@ func runMigrate(sourceURL, destinationURL string, opts migrate.Options) error {
 		}
 		return fmt.Errorf("read the source %s: %w; nothing was changed", src, err)
 	}
-	destination, err := openWithPassword(destinationURL, os.Getenv(destinationPasswordEnv))
+	destination, err := volume.OpenDestination(destinationURL)
 	if err != nil {
 		return fmt.Errorf("open the destination %s: %w; nothing was changed", dst, err)
 	}
@@ -108,29 +105,6 @@ func migrateError(src, dst string, ctx context.Context, err error) error {
 		return fmt.Errorf("interrupted: the volume stays on %s; %s holds an unfinished copy, which running the command again replaces", src, dst)
 	}
 	return fmt.Errorf("%w; the volume stays on %s (running the command again starts over)", err, src)
-}
-
-// openWithPassword opens url with password (when not empty) standing for
-// $META_PASSWORD, as the engines read it when a URL has none: DST's own
-// password, so that SRC's never reaches DST's server.
-func openWithPassword(url, password string) (meta.Engine, error) {
-	saved := map[string]string{}
-	for _, name := range []string{"META_PASSWORD", "REDIS_PASSWORD"} {
-		if v, ok := os.LookupEnv(name); ok {
-			saved[name] = v
-		}
-		os.Unsetenv(name)
-	}
-	if password != "" {
-		os.Setenv("META_PASSWORD", password)
-	}
-	defer func() {
-		os.Unsetenv("META_PASSWORD")
-		for name, v := range saved {
-			os.Setenv(name, v)
-		}
-	}()
-	return engines.Open(url)
 }
 
 // The tests' hooks, not documented for users. holdEnv, set to a stage

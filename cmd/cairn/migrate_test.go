@@ -183,7 +183,7 @@ func TestMigrateDestinationPassword(t *testing.T) {
 	src := formatted(t, "src")
 	dst := fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres?sslmode=disable", pg.User, pg.Port)
 	t.Setenv("META_PASSWORD", "not-this-one")
-	t.Setenv(destinationPasswordEnv, pg.Password)
+	t.Setenv(volume.DestinationPasswordEnv, pg.Password)
 	code, _, stderr := runCaptured(t, "migrate", src, dst)
 	if code != 0 {
 		t.Fatalf("migrate: exit %d: %s", code, stderr)
