@@ -83,7 +83,9 @@ func runMigrate(sourceURL, destinationURL string, opts migrate.Options) error {
 		opts.Lease = lease
 	}
 	opts.Progress = show.event
-	err = migrate.Run(ctx, source, destination, src, dst, opts)
+	// The record tells every client where to go, and the copy where it
+	// came from: the URLs without their passwords, never masked ones.
+	err = migrate.Run(ctx, source, destination, volume.WithoutPassword(sourceURL), volume.WithoutPassword(destinationURL), opts)
 	show.end()
 	if err != nil {
 		return migrateError(src, dst, ctx, err)
