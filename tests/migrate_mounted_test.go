@@ -1,0 +1,234 @@
+package tests
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"cairn/internal/testenv"
+)
+
+// migrationWriter changes the files of its own directory in a mounted
+// volume until stopped — creates with fsync, renames, deletes — and keeps
+// the tree its operations returned: every file whose fsync returned, with
+// its content, under the name its last rename gave it. It also keeps the
+// longest time one operation took.
+type migrationWriter struct {
+	dir     string // its directory, seen through its mount
+	rand    *rand.Rand
+	files   map[string][]byte // name → content, for every fsync'd file
+	ops     int
+	longest time.Duration
+	failure error
+}
+
+// step does one operation and records what returned.
+func (w *migrationWriter) step() error {
+	w.ops++
+	names := make([]string, 0, len(w.files))
+	for name := range w.files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	started := time.Now()
+	defer func() { w.longest = max(w.longest, time.Since(started)) }()
+	switch r := w.rand.IntN(10); {
+	case r < 6 || len(names) < 5: // create, write, fsync
+		name := fmt.Sprintf("f%05d", w.ops)
+		data := pattern(w.rand.Uint64(), 1+w.rand.IntN(20000))
+		f, err := os.OpenFile(filepath.Join(w.dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		w.files[name] = data
+	case r < 8: // rename
+		from := names[w.rand.IntN(len(names))]
+		to := fmt.Sprintf("r%05d", w.ops)
+		if err := os.Rename(filepath.Join(w.dir, from), filepath.Join(w.dir, to)); err != nil {
+			return err
+		}
+		w.files[to] = w.files[from]
+		delete(w.files, from)
+	default: // delete
+		name := names[w.rand.IntN(len(names))]
+		if err := os.Remove(filepath.Join(w.dir, name)); err != nil {
+			return err
+		}
+		delete(w.files, name)
+	}
+	return nil
+}
+
+// run steps until stop is closed, or the first failure.
+func (w *migrationWriter) run(stop <-chan struct{}, done *sync.WaitGroup) {
+	defer done.Done()
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		if err := w.step(); err != nil {
+			w.failure = fmt.Errorf("operation %d: %w", w.ops, err)
+			return
+		}
+	}
+}
+
+// TestMigrateMounted: two 'cairn mount' processes of a SQLite volume
+// write, fsync, rename and delete files throughout 'cairn migrate' to
+// PostgreSQL. Afterwards no operation failed, every fsync'd file reads
+// back byte-exact through both mounts on their original mount points,
+// the writers keep working, SRC says it moved, and a dump of PostgreSQL,
+// loaded and mounted elsewhere, holds exactly the writers' trees. The
+// longest time one operation waited (the pause) is printed.
+func TestMigrateMounted(t *testing.T) {
+	if os.Getenv("CAIRN_TEST_ENGINE") != "" {
+		t.Skip("migrates SQLite to its own PostgreSQL: runs once, in the default pass")
+	}
+	needMount(t)
+	pg := testenv.Postgres(t)
+	dst := pg.URL("postgres")
+	t.Setenv("META_PASSWORD_DST", pg.Password) // the mounts' way to DST
+	v := formatVolume(t)
+	v.mount(t)
+	second := filepath.Join(tempDir(t), "second")
+	must(t, os.Mkdir(second, 0o755), "mkdir")
+	secondMount := v.mountAt(t, second)
+
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	writers := []*migrationWriter{
+		{dir: filepath.Join(v.dir, "one"), rand: rand.New(rand.NewPCG(seed, 1)), files: map[string][]byte{}},
+		{dir: filepath.Join(second, "two"), rand: rand.New(rand.NewPCG(seed, 2)), files: map[string][]byte{}},
+	}
+	for _, w := range writers {
+		must(t, os.Mkdir(w.dir, 0o755), "mkdir")
+		for range 300 {
+			must(t, w.step(), "write before the migration")
+		}
+		w.longest = 0
+	}
+	stop := make(chan struct{})
+	var running sync.WaitGroup
+	for _, w := range writers {
+		running.Add(1)
+		go w.run(stop, &running)
+	}
+	r := runCairn(t, "migrate", v.meta, dst)
+	time.Sleep(500 * time.Millisecond) // the writers go on after the switch
+	close(stop)
+	running.Wait()
+	t.Logf("cairn migrate:\n%s", r.stderr)
+	if r.code != 0 {
+		t.Fatalf("cairn migrate: exit %d", r.code)
+	}
+	for _, w := range writers {
+		if w.failure != nil {
+			t.Errorf("writer in %s: %v", w.dir, w.failure)
+		}
+	}
+	var longest time.Duration
+	ops := 0
+	for _, w := range writers {
+		longest = max(longest, w.longest)
+		ops += w.ops
+	}
+	t.Logf("%d operations; the longest one operation waited during the migration: %v", ops, longest)
+	if !strings.Contains(r.stderr, "2 mount(s) follow") {
+		t.Errorf("cairn migrate did not report both mounts following")
+	}
+
+	// The writers keep working, on PostgreSQL now.
+	for _, w := range writers {
+		for range 20 {
+			if err := w.step(); err != nil {
+				t.Fatalf("writer in %s after the migration: %v", w.dir, err)
+			}
+		}
+	}
+	for _, mount := range []string{v.dir, second} {
+		for _, w := range writers {
+			dir := filepath.Join(mount, filepath.Base(w.dir))
+			checkWriterTree(t, dir, w.files)
+		}
+	}
+	if r := runCairn(t, "status", v.meta); r.code != 1 || !strings.Contains(r.stderr, "moved to") {
+		t.Errorf("status of SRC: exit %d, %q; want it to say the volume moved", r.code, r.stderr)
+	}
+
+	// A dump of PostgreSQL holds the writers' trees.
+	dumpFile := filepath.Join(tempDir(t), "dst.dump")
+	cairnOK(t, "dump", dst, dumpFile)
+	copied := &volume{name: v.name, meta: "sqlite3://" + filepath.Join(tempDir(t), "copy.db"), dir: filepath.Join(tempDir(t), "copy")}
+	must(t, os.Mkdir(copied.dir, 0o755), "mkdir")
+	cairnOK(t, "load", copied.meta, dumpFile)
+	copied.mount(t)
+	for _, w := range writers {
+		checkWriterTree(t, copied.path(filepath.Base(w.dir)), w.files)
+	}
+	copied.unmount(t)
+	if err := secondMount.Unmount(); err != nil {
+		t.Errorf("unmount %s: %v", second, err)
+	}
+	v.unmount(t)
+}
+
+// checkWriterTree checks that dir holds exactly files.
+func checkWriterTree(t *testing.T, dir string, files map[string][]byte) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	must(t, err, "list "+dir)
+	var names, want []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	for name := range files {
+		want = append(want, name)
+	}
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Errorf("%s holds %d names, the writer's log %d; first differences: %v", dir, len(names), len(want), firstDifferences(names, want))
+	}
+	bad := 0
+	for name, data := range files {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if (err != nil || !bytes.Equal(got, data)) && bad < 5 {
+			bad++
+			t.Errorf("%s/%s: %d bytes, %v; want the %d bytes fsync'd", dir, name, len(got), err, len(data))
+		}
+	}
+}
+
+func firstDifferences(got, want []string) []string {
+	var out []string
+	for _, n := range got {
+		if !slices.Contains(want, n) && len(out) < 5 {
+			out = append(out, "+"+n)
+		}
+	}
+	for _, n := range want {
+		if !slices.Contains(got, n) && len(out) < 10 {
+			out = append(out, "-"+n)
+		}
+	}
+	return out
+}
