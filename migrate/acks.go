@@ -3,6 +3,7 @@ package migrate
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -19,26 +20,37 @@ const ackPoll = 100 * time.Millisecond
 type acks struct {
 	log   meta.ChangeLog
 	after uint64
-	seen  map[uint64]map[uint64]bool // acknowledgement → sessions
+	seen  map[uint64]map[uint64]uint64 // acknowledgement → session → its number in the log
 }
 
 func newAcks(log meta.ChangeLog, after uint64) *acks {
-	return &acks{log: log, after: after, seen: map[uint64]map[uint64]bool{}}
+	return &acks{log: log, after: after, seen: map[uint64]map[uint64]uint64{}}
 }
 
 // read takes in what was appended since the last read.
 func (a *acks) read(ctx context.Context) error {
-	for {
+	return a.readUntil(ctx, math.MaxUint64)
+}
+
+// readUntil takes in what was appended since the last read, up to the
+// change numbered end.
+func (a *acks) readUntil(ctx context.Context, end uint64) error {
+	for a.after < end {
 		changes, err := a.log.Changes(ctx, a.after, 1000)
 		if err != nil {
 			return fmt.Errorf("read the change log: %w", err)
 		}
 		for _, c := range changes {
+			if c.Seq > end {
+				return nil
+			}
 			if c.Kind == meta.ChangeAck {
 				if a.seen[c.Operation] == nil {
-					a.seen[c.Operation] = map[uint64]bool{}
+					a.seen[c.Operation] = map[uint64]uint64{}
 				}
-				a.seen[c.Operation][c.Session] = true
+				if a.seen[c.Operation][c.Session] == 0 {
+					a.seen[c.Operation][c.Session] = c.Seq
+				}
 			}
 			a.after = c.Seq
 		}
@@ -46,6 +58,7 @@ func (a *acks) read(ctx context.Context) error {
 			return nil
 		}
 	}
+	return nil
 }
 
 // liveSessions are src's sessions whose heartbeat is newer than timeout:
@@ -80,7 +93,7 @@ func waitAcks(ctx context.Context, src meta.Engine, a *acks, ack uint64, limit, 
 		}
 		var missing []meta.SessionInfo
 		for _, s := range live {
-			if !a.seen[ack][s.ID] {
+			if a.seen[ack][s.ID] == 0 {
 				missing = append(missing, s)
 			}
 		}
@@ -129,4 +142,36 @@ func describeSession(s meta.SessionInfo) string {
 		version = "unknown"
 	}
 	return fmt.Sprintf("session %d on %s, pid %d, mounted at %s, version %s", s.ID, s.Hostname, s.PID, s.MountPoint, version)
+}
+
+// lateSessions are those of sessions that had not acknowledged tracking
+// by position, the bulk copy's start (tracked read the log at least that
+// far): mounts started during the migration. Until such a mount read the
+// record it changed the volume untracked, maybe after the snapshot: those
+// changes may be in neither the copy nor the log, so the migration
+// cannot switch.
+func lateSessions(sessions []meta.SessionInfo, tracked *acks, position uint64) []meta.SessionInfo {
+	var out []meta.SessionInfo
+	for _, s := range sessions {
+		if seq := tracked.seen[meta.MigrationAckTracking][s.ID]; seq == 0 || seq > position {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// LateSessionError is a migration ended at the pause because mounts
+// started while the volume was being copied.
+type LateSessionError struct {
+	Sessions []meta.SessionInfo
+}
+
+func (e *LateSessionError) Error() string {
+	names := make([]string, 0, len(e.Sessions))
+	for _, s := range e.Sessions {
+		names = append(names, describeSession(s))
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("%d mount(s) started while the volume was being copied, and their first changes may be in neither the copy nor the change log: %s; run the command again (it starts over)",
+		len(e.Sessions), strings.Join(names, "; "))
 }

@@ -156,6 +156,13 @@
 // applications have already waited that long, and a session stuck in an
 // engine call is likely to be stuck the next time too.
 //
+// A mount that starts after the bulk copy's snapshot was taken changed
+// the volume untracked until it first read the record, after the
+// snapshot: those changes may be in neither the copy nor the log. Run
+// therefore ends at the pause, naming it, when a session that paused had
+// not acknowledged tracking by the copy's start (LateSessionError); a
+// rerun starts over with it tracking from the beginning.
+//
 // The bulk copy marks DST's settings (meta.Format.CopyOf and CopyID) as
 // this source's copy. A rerun empties a DST so marked (meta.Destroyer),
 // when its source URL and UUID are this SRC's and no session uses it;

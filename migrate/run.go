@@ -163,7 +163,8 @@ func Run(ctx context.Context, src, dst meta.Engine, sourceURL, destinationURL st
 		}
 	}()
 
-	sessions, err := waitAcks(ctx, src, newAcks(log, 0), meta.MigrationAckTracking, opts.AckTimeout, opts.SessionTimeout)
+	tracked := newAcks(log, 0)
+	sessions, err := waitAcks(ctx, src, tracked, meta.MigrationAckTracking, opts.AckTimeout, opts.SessionTimeout)
 	if err != nil {
 		return err
 	}
@@ -178,6 +179,7 @@ func Run(ctx context.Context, src, dst meta.Engine, sourceURL, destinationURL st
 	if err != nil {
 		return fmt.Errorf("read the end of the change log: %w", err)
 	}
+	bulkStart := position
 	mark := func(h *meta.DumpHeader) { h.Format.CopyOf, h.Format.CopyID = sourceURL, record.ID }
 	err = bulkCopy(ctx, src, dst, mark, func(n uint64) { opts.Progress(Event{Stage: StageBulkCopy, Records: n}) })
 	if err != nil {
@@ -197,12 +199,16 @@ func Run(ctx context.Context, src, dst meta.Engine, sourceURL, destinationURL st
 		}
 	}
 
-	return runSwitch(ctx, src, dst, log, lease, position, opts, &switched)
+	// Every acknowledgement up to the copy's start, read outside the pause.
+	if err := tracked.readUntil(ctx, bulkStart); err != nil {
+		return err
+	}
+	return runSwitch(ctx, src, dst, log, lease, position, tracked, bulkStart, opts, &switched)
 }
 
 // runSwitch pauses every session, finishes the copy, marks SRC moved and
 // waits (up to AckTimeout) for the sessions to say they follow.
-func runSwitch(ctx context.Context, src, dst meta.Engine, log meta.ChangeLog, lease *lease, position uint64, opts Options, switched *bool) error {
+func runSwitch(ctx context.Context, src, dst meta.Engine, log meta.ChangeLog, lease *lease, position uint64, tracked *acks, bulkStart uint64, opts Options, switched *bool) error {
 	before, err := log.ChangesEnd(ctx)
 	if err != nil {
 		return fmt.Errorf("read the end of the change log: %w", err)
@@ -214,6 +220,9 @@ func runSwitch(ctx context.Context, src, dst meta.Engine, log meta.ChangeLog, le
 	paused, err := waitAcks(ctx, src, newAcks(log, before), meta.MigrationAckPaused, opts.PauseTimeout, opts.SessionTimeout)
 	if err != nil {
 		return err
+	}
+	if joined := lateSessions(paused, tracked, bulkStart); len(joined) > 0 {
+		return &LateSessionError{Sessions: joined}
 	}
 	opts.Progress(Event{Stage: StagePause, Pause: time.Since(started), Sessions: paused})
 	end, err := log.ChangesEnd(ctx)
@@ -242,7 +251,7 @@ func runSwitch(ctx context.Context, src, dst meta.Engine, log meta.ChangeLog, le
 		}
 		followed, missing = nil, nil
 		for _, s := range paused {
-			if followers.seen[meta.MigrationAckSwitched][s.ID] {
+			if followers.seen[meta.MigrationAckSwitched][s.ID] != 0 {
 				followed = append(followed, s)
 			} else {
 				missing = append(missing, s)

@@ -225,3 +225,37 @@ func TestRunAgainAfterInterrupt(t *testing.T) {
 		t.Error("DST differs from SRC after the rerun")
 	}
 }
+
+// TestRunRefusesLateSession: a client that registers while the volume is
+// being copied (its first changes were made before it saw the record,
+// after the snapshot) makes Run end at the pause, naming it; the record
+// goes, and the paused clients go on with SRC.
+func TestRunRefusesLateSession(t *testing.T) {
+	ctx := t.Context()
+	src := sqliteVolume(t)
+	dstURL := testenv.Postgres(t).URL("postgres")
+	dst := openEngine(t, dstURL)
+	log, _ := meta.Capability[meta.ChangeLog](src)
+	r := testRun{on: func(e Event) {
+		if e.Stage != StageCatchUp || e.Round != 1 {
+			return
+		}
+		sid, err := src.NewSession(ctx, meta.SessionInfo{Hostname: "late-host", PID: 99, MountPoint: "/mnt/late"})
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		startFollower(t, ctx, meta.NewTracker(src), log, sid, dst)
+	}}
+	err := r.run(ctx, src, dst, dstURL)
+	var late *LateSessionError
+	if !errors.As(err, &late) || !strings.Contains(err.Error(), "late-host, pid 99, mounted at /mnt/late") {
+		t.Fatalf("Run with a client that started during the copy: %v, want it named", err)
+	}
+	if b, err := log.Migration(ctx); err != nil || b != nil {
+		t.Errorf("record after the refusal: %q, %v; want none", b, err)
+	}
+	if err := meta.CheckMoved(ctx, src); err != nil {
+		t.Errorf("SRC after the refusal: %v", err)
+	}
+}
