@@ -15,6 +15,7 @@ const environmentHelp = `Environment:
   META_PASSWORD                   password of the metadata database, for every engine (the PASSWORD of
                                   META-URL's USER:PASSWORD@, which then stays out of the process list)
   REDIS_PASSWORD                  the same for Redis only, read before META_PASSWORD
+  META_PASSWORD_DST               password of 'cairn migrate's DST-URL, for the command and the mounts that follow
   CAIRN_ACCESS_KEY or ACCESS_KEY  S3 access key (--access-key)
   CAIRN_SECRET_KEY or SECRET_KEY  S3 secret key (--secret-key)`
 

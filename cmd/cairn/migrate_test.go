@@ -207,4 +207,12 @@ func TestMigrateDestinationPassword(t *testing.T) {
 	if name := storedVolumeName(t, dst); name != "src" {
 		t.Errorf("PostgreSQL holds volume %q, want src", name)
 	}
+
+	// -q: nothing but errors.
+	pg.SQL(t, "postgres", "CREATE DATABASE quiet")
+	quietSrc := formatted(t, "quiet")
+	code, stdout, stderr := runCaptured(t, "migrate", quietSrc, pg.URL("quiet"), "-q")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Errorf("migrate -q: exit %d, stdout %q, stderr %q; want silence", code, stdout, stderr)
+	}
 }
