@@ -134,7 +134,8 @@ func testCatchUpConverges(t *testing.T, src, dst meta.Engine) {
 		t.Fatal(err)
 	}
 	started = time.Now()
-	copied, err := Finish(ctx, src, dst, log, record, position)
+	switched := meta.EncodeMigration(meta.MigrationRecord{ID: "catch-up test", Destination: dst.Name() + "://dst", Phase: meta.MigrationSwitched})
+	copied, err := Finish(ctx, src, dst, log, position, func(ctx context.Context) error { return log.SwapMigration(ctx, record, switched) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,18 +172,16 @@
 //
 // # What this package does today
 //
-// The change log and migration record (meta.ChangeLog, on every engine
-// family), the client's side of tracking, pausing and swapping
-// (meta.Tracker), the bulk copy (BulkCopy), the catch-up rounds
-// (CatchUpRound, CopyInodes) into a DST of the sql or kv family
-// (meta.InodeReplacer), the migrator's part of the switch (Finish: the
-// last changes and unfinished operations, read in one pass of the log,
-// counters, SRC marked moved, which meta.CheckMoved refuses), and the
-// whole migrator (Run, 'cairn migrate'): the announce, the lease, the
-// acknowledgements, the rerun over an earlier attempt's copy. Not
-// written here: meta.Client following the record on its heartbeat
-// (tracking, pausing, reopening on DST with its session, orphans and
-// locks) is another branch's; InodeReplacer on the redis family; a
-// round larger than one ReplaceInodes call does not yet add all its
-// slice references before dropping any (see above).
+// All of the above, on every engine family: the change log and migration
+// record (meta.ChangeLog), the client following the record on its
+// heartbeat (meta.Client behind meta.Tracker: tracking, pausing,
+// reopening on DST with its session, orphans and locks; a mount opens DST
+// with META_PASSWORD_DST), the bulk copy (BulkCopy), the catch-up rounds
+// (CatchUpRound, CopyInodes, meta.InodeReplacer on sql, kv and redis),
+// the migrator's part of the switch (Finish: the last changes and the
+// unfinished operations read in one pass of the log, counters, SRC
+// marked moved, which meta.CheckMoved refuses), and the migrator (Run,
+// 'cairn migrate'): the announce, the lease, the acknowledgements, the
+// late mounts, the rerun over an earlier attempt's copy. A Badger SRC
+// cannot be migrated while mounted: Badger lets one process open it.
 package migrate
