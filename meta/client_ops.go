@@ -262,10 +262,16 @@ func (c *Client) unlink(ctx context.Context, cred Cred, parent Ino, name string)
 func (c *Client) rmdir(ctx context.Context, cred Cred, parent Ino, name string) error {
 	ino, _ := c.entries.get(parent, name)
 	start := now()
-	err := c.eng.Rmdir(ctx, cred, parent, name)
+	c.attrs.beginChange(parent)
+	changed, err := RmdirAt(ctx, c.eng, cred, parent, name)
 	c.observe("rmdir", start)
 	c.entries.drop(parent, name)
-	c.attrs.drop(parent, ino)
+	c.attrs.drop(ino)
+	if err != nil || changed == 0 {
+		c.attrs.endChange(parent, nil)
+	} else {
+		c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterRmdir(p, changed) })
+	}
 	if err == nil {
 		c.invalidateUsage()
 		c.count(ctx, parent, DirStat{Inodes: -1})
