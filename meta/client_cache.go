@@ -186,6 +186,26 @@ func (c *Client) MissingEntryTTL() time.Duration {
 	return min(c.cfg.EntryTimeout, c.cfg.DirEntryTimeout)
 }
 
+// The entry cache's rules, in one place: what the engine said of a name
+// or what this client's change of it left there. A name holds an inode
+// (nameIs) for the entry cache duration of its type; a name found
+// missing, or that this client's removal or move just took away
+// (nameGone), is kept as missing for MissingEntryTTL, so that a look-up
+// of it (the kernel sends one before every create, and again after a
+// removal) is answered without the engine; a name whose state a failed
+// change or a partial answer leaves unknown is forgotten (nameUnsure),
+// to be looked up again.
+
+func (c *Client) nameIs(parent Ino, name string, ino Ino, a *Attr) {
+	c.entries.put(parent, name, ino, c.entryTTL(a))
+}
+
+func (c *Client) nameGone(parent Ino, name string) {
+	c.entries.put(parent, name, missingEntry, c.MissingEntryTTL())
+}
+
+func (c *Client) nameUnsure(parent Ino, name string) { c.entries.drop(parent, name) }
+
 // entryTTL is how long the entry for an inode of attributes a may be cached.
 func (c *Client) entryTTL(a *Attr) time.Duration {
 	if a.IsDir() {

@@ -57,14 +57,14 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 	ino, a, err := c.eng.Lookup(ctx, parent, name)
 	c.observe("lookup", start)
 	if errors.Is(err, ErrNotFound) {
-		c.entries.put(parent, name, missingEntry, c.MissingEntryTTL())
+		c.nameGone(parent, name)
 	}
 	if err != nil {
 		return 0, Attr{}, err
 	}
 	c.remember(ino, a)
 	c.stats.reached(parent, ino, &a)
-	c.entries.put(parent, name, ino, c.entryTTL(&a))
+	c.nameIs(parent, name, ino, &a)
 	return ino, a, nil
 }
 
@@ -195,7 +195,7 @@ func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, 
 	c.count(ctx, parent, entryOf(&a))
 	c.stats.reached(parent, ino, &a)
 	c.remember(ino, a)
-	c.entries.put(parent, name, ino, c.entryTTL(&a))
+	c.nameIs(parent, name, ino, &a)
 	if typ == TypeSymlink {
 		c.mu.Lock()
 		c.links[ino] = target
@@ -226,7 +226,7 @@ func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name 
 	c.count(ctx, parent, entryOf(&a))
 	c.stats.reached(parent, ino, &a)
 	c.remember(ino, a)
-	c.entries.put(parent, name, ino, c.entryTTL(&a))
+	c.nameIs(parent, name, ino, &a)
 	return a, nil
 }
 
@@ -238,11 +238,12 @@ func (c *Client) unlink(ctx context.Context, cred Cred, parent Ino, name string)
 	c.attrs.beginChange(parent)
 	ino, a, deleted, err := UnlinkDelete(ctx, c.eng, cred, parent, name, c.Session(), c.closedEntry(parent, name))
 	c.observe("unlink", start)
-	c.entries.drop(parent, name)
 	if err != nil {
+		c.nameUnsure(parent, name)
 		c.attrs.endChange(parent, nil)
 		return 0, Attr{}, err
 	}
+	c.nameGone(parent, name)
 	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterUnlink(p, a) })
 	c.invalidateUsage()
 	c.count(ctx, parent, negative(entryOf(&a)))
@@ -265,7 +266,11 @@ func (c *Client) rmdir(ctx context.Context, cred Cred, parent Ino, name string) 
 	c.attrs.beginChange(parent)
 	changed, err := RmdirAt(ctx, c.eng, cred, parent, name)
 	c.observe("rmdir", start)
-	c.entries.drop(parent, name)
+	if err == nil {
+		c.nameGone(parent, name)
+	} else {
+		c.nameUnsure(parent, name)
+	}
 	c.attrs.drop(ino)
 	if err != nil || changed == 0 {
 		c.attrs.endChange(parent, nil)
@@ -295,8 +300,8 @@ func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	}
 	moved, attr, replaced, err = c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, c.Session())
 	c.observe("rename", start)
-	c.entries.drop(srcParent, srcName)
-	c.entries.drop(dstParent, dstName)
+	c.nameUnsure(srcParent, srcName)
+	c.nameUnsure(dstParent, dstName)
 	c.endRename(srcParent, dstParent, err == nil && RenameDerivable(srcParent, srcName, dstParent, dstName, flags, attr), attr)
 	c.attrs.drop(old)
 	if err != nil {
@@ -305,7 +310,12 @@ func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	counted(moved, &attr)
 	c.remember(moved, attr)
 	if flags&RenameExchange == 0 {
-		c.entries.put(dstParent, dstName, moved, c.entryTTL(&attr))
+		if attr.IsDir() || attr.Nlink == 1 {
+			// The inode has one name, the destination: the source is
+			// gone (a rename between two links of one file leaves both).
+			c.nameGone(srcParent, srcName)
+		}
+		c.nameIs(dstParent, dstName, moved, &attr)
 	}
 	if replaced != 0 {
 		c.invalidateUsage()
@@ -375,7 +385,7 @@ func (c *Client) Readdir(ctx context.Context, ino Ino, after string, limit int, 
 			if e.Attr != nil {
 				c.remember(e.Ino, *e.Attr)
 				c.stats.reached(ino, e.Ino, e.Attr)
-				c.entries.put(ino, e.Name, e.Ino, c.entryTTL(e.Attr))
+				c.nameIs(ino, e.Name, e.Ino, e.Attr)
 			}
 		}
 	}
