@@ -187,6 +187,7 @@ func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, 
 	a, err := c.eng.Mknod(ctx, cred, parent, name, ino, typ, mode, rdev, target)
 	c.observe("mknod", start)
 	if err != nil {
+		c.nameUnsure(parent, name)
 		c.attrs.endChange(parent, nil)
 		return 0, Attr{}, err
 	}
@@ -196,6 +197,9 @@ func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, 
 	c.stats.reached(parent, ino, &a)
 	c.remember(ino, a)
 	c.nameIs(parent, name, ino, &a)
+	if typ == TypeDirectory {
+		c.dirMade(ino, start)
+	}
 	if typ == TypeSymlink {
 		c.mu.Lock()
 		c.links[ino] = target
@@ -218,6 +222,7 @@ func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name 
 	a, err := c.eng.Link(ctx, cred, ino, parent, name)
 	c.observe("link", start)
 	if err != nil {
+		c.nameUnsure(parent, name)
 		c.attrs.endChange(parent, nil)
 		c.attrs.drop(ino)
 		return Attr{}, err
