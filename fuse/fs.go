@@ -63,9 +63,10 @@ func ctxOf(cancel <-chan struct{}) context.Context { return context.Background()
 
 func (fs *FS) Lookup(cancel <-chan struct{}, h *gofuse.InHeader, name string, out *gofuse.EntryOut) gofuse.Status {
 	defer fs.observe("lookup", time.Now())
-	e, err := fs.v.Lookup(ctxOf(cancel), fs.cred(h), fs.ino(h.NodeId), name)
+	parent := fs.ino(h.NodeId)
+	e, err := fs.v.Lookup(ctxOf(cancel), fs.cred(h), parent, name)
 	if errors.Is(err, meta.ErrNotFound) {
-		return fs.negativeEntry(out)
+		return fs.negativeEntry(parent, name, out)
 	}
 	if err != nil {
 		return fs.errno("lookup", err)

@@ -135,6 +135,13 @@ func (c checked) SetLk(ctx context.Context, ino Ino, owner LockOwner, l Lock) er
 	return c.Engine.SetLk(ctx, ino, owner, l)
 }
 
+func (c checked) RmdirAt(ctx context.Context, cred Cred, parent Ino, name string) (int64, error) {
+	if err := CheckName(name); err != nil {
+		return 0, refused("rmdir", name, err)
+	}
+	return RmdirAt(ctx, c.Engine, cred, parent, name)
+}
+
 func (c checked) UnlinkDelete(ctx context.Context, cred Cred, parent Ino, name string, sid uint64, expect Ino) (Ino, Attr, bool, error) {
 	if err := CheckName(name); err != nil {
 		return 0, Attr{}, false, refused("unlink", name, err)

@@ -42,7 +42,7 @@ func (c *Client) removeEntries(ctx context.Context, remover BatchRemover, cred C
 		c.observe("remove_entries", start)
 		c.attrs.endChange(dir, nil)
 		for _, name := range batch {
-			c.entries.drop(dir, name)
+			c.nameUnsure(dir, name)
 			c.attrs.drop(inos[name])
 		}
 		if err != nil {

@@ -126,6 +126,9 @@ func (c *attrCache) endChange(dir Ino, derive func(Attr) Attr) {
 type entryCache struct {
 	mu sync.Mutex
 	m  map[entryKey]cachedEntry
+	// empty holds directories this client made, until the time their
+	// names may be taken as missing (see madeEmpty).
+	empty map[Ino]time.Time
 }
 
 type entryKey struct {
@@ -138,21 +141,35 @@ type cachedEntry struct {
 	expires time.Time
 }
 
-func newEntryCache() *entryCache { return &entryCache{m: make(map[entryKey]cachedEntry)} }
+func newEntryCache() *entryCache {
+	return &entryCache{m: make(map[entryKey]cachedEntry), empty: make(map[Ino]time.Time)}
+}
 
+// get returns the inode cached for parent/name (missingEntry for a name
+// known missing) and until when it holds.
 func (c *entryCache) get(parent Ino, name string) (Ino, bool) {
+	ino, _, ok := c.getUntil(parent, name)
+	return ino, ok
+}
+
+func (c *entryCache) getUntil(parent Ino, name string) (Ino, time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	now := time.Now()
 	k := entryKey{parent, name}
-	e, ok := c.m[k]
-	if !ok {
-		return 0, false
-	}
-	if time.Now().After(e.expires) {
+	if e, ok := c.m[k]; ok {
+		if now.Before(e.expires) {
+			return e.ino, e.expires, true
+		}
 		delete(c.m, k)
-		return 0, false
 	}
-	return e.ino, true
+	if until, ok := c.empty[parent]; ok {
+		if now.Before(until) {
+			return missingEntry, until, true
+		}
+		delete(c.empty, parent)
+	}
+	return 0, time.Time{}, false
 }
 
 func (c *entryCache) put(parent Ino, name string, ino Ino, ttl time.Duration) {
@@ -163,14 +180,37 @@ func (c *entryCache) put(parent Ino, name string, ino Ino, ttl time.Duration) {
 	defer c.mu.Unlock()
 	if len(c.m) > 1<<20 {
 		c.m = make(map[entryKey]cachedEntry)
+		c.empty = make(map[Ino]time.Time) // their names are no longer all here
 	}
 	c.m[entryKey{parent, name}] = cachedEntry{ino: ino, expires: time.Now().Add(ttl)}
 }
 
+// drop forgets parent/name; parent's other names that are not cached are
+// no longer known missing either.
 func (c *entryCache) drop(parent Ino, name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, entryKey{parent, name})
+	delete(c.empty, parent)
+}
+
+// madeEmpty notes that directory dir was made empty by this client no
+// earlier than since: until since+ttl every name in it that the cache
+// does not hold is missing, as a name a look-up found missing at since
+// would be for ttl. That holds because every name this client puts in dir
+// afterwards is cached for at least ttl (ttl is MissingEntryTTL, the
+// shorter entry cache duration) and a name it cannot say what became of
+// is dropped, which ends it.
+func (c *entryCache) madeEmpty(dir Ino, since time.Time, ttl time.Duration) {
+	if ttl <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.empty) > 1<<16 {
+		c.empty = make(map[Ino]time.Time)
+	}
+	c.empty[dir] = since.Add(ttl)
 }
 
 // missingEntry is the inode the entry cache holds for a name the engine
@@ -184,6 +224,45 @@ const missingEntry Ino = 0
 // changes of existing names do within the entry cache durations.
 func (c *Client) MissingEntryTTL() time.Duration {
 	return min(c.cfg.EntryTimeout, c.cfg.DirEntryTimeout)
+}
+
+// MissingFor is how long parent/name, which this client just answered as
+// missing, may still be taken as missing: what is left of the time it is
+// cached as missing, so that the kernel keeps it no longer than the
+// client would (MissingEntryTTL when it is not cached).
+func (c *Client) MissingFor(parent Ino, name string) time.Duration {
+	ino, until, ok := c.entries.getUntil(parent, name)
+	if !ok || ino != missingEntry {
+		return c.MissingEntryTTL()
+	}
+	return max(time.Until(until), 0)
+}
+
+// The entry cache's rules, in one place: what the engine said of a name
+// or what this client's change of it left there. A name holds an inode
+// (nameIs) for the entry cache duration of its type; a name found
+// missing, or that this client's removal or move just took away
+// (nameGone), is kept as missing for MissingEntryTTL, so that a look-up
+// of it (the kernel sends one before every create, and again after a
+// removal) is answered without the engine, and so is every name of a
+// directory this client just made (dirMade); a name whose state a failed
+// change or a partial answer leaves unknown is forgotten (nameUnsure),
+// to be looked up again.
+
+func (c *Client) nameIs(parent Ino, name string, ino Ino, a *Attr) {
+	c.entries.put(parent, name, ino, c.entryTTL(a))
+}
+
+func (c *Client) nameGone(parent Ino, name string) {
+	c.entries.put(parent, name, missingEntry, c.MissingEntryTTL())
+}
+
+func (c *Client) nameUnsure(parent Ino, name string) { c.entries.drop(parent, name) }
+
+// dirMade notes that directory dir, which a Mknod sent at since made,
+// starts empty.
+func (c *Client) dirMade(dir Ino, since time.Time) {
+	c.entries.madeEmpty(dir, since, c.MissingEntryTTL())
 }
 
 // entryTTL is how long the entry for an inode of attributes a may be cached.

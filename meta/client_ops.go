@@ -57,14 +57,14 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 	ino, a, err := c.eng.Lookup(ctx, parent, name)
 	c.observe("lookup", start)
 	if errors.Is(err, ErrNotFound) {
-		c.entries.put(parent, name, missingEntry, c.MissingEntryTTL())
+		c.nameGone(parent, name)
 	}
 	if err != nil {
 		return 0, Attr{}, err
 	}
 	c.remember(ino, a)
 	c.stats.reached(parent, ino, &a)
-	c.entries.put(parent, name, ino, c.entryTTL(&a))
+	c.nameIs(parent, name, ino, &a)
 	return ino, a, nil
 }
 
@@ -187,6 +187,7 @@ func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, 
 	a, err := c.eng.Mknod(ctx, cred, parent, name, ino, typ, mode, rdev, target)
 	c.observe("mknod", start)
 	if err != nil {
+		c.nameUnsure(parent, name)
 		c.attrs.endChange(parent, nil)
 		return 0, Attr{}, err
 	}
@@ -195,7 +196,10 @@ func (c *Client) Mknod(ctx context.Context, cred Cred, parent Ino, name string, 
 	c.count(ctx, parent, entryOf(&a))
 	c.stats.reached(parent, ino, &a)
 	c.remember(ino, a)
-	c.entries.put(parent, name, ino, c.entryTTL(&a))
+	c.nameIs(parent, name, ino, &a)
+	if typ == TypeDirectory {
+		c.dirMade(ino, start)
+	}
 	if typ == TypeSymlink {
 		c.mu.Lock()
 		c.links[ino] = target
@@ -218,6 +222,7 @@ func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name 
 	a, err := c.eng.Link(ctx, cred, ino, parent, name)
 	c.observe("link", start)
 	if err != nil {
+		c.nameUnsure(parent, name)
 		c.attrs.endChange(parent, nil)
 		c.attrs.drop(ino)
 		return Attr{}, err
@@ -226,7 +231,7 @@ func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name 
 	c.count(ctx, parent, entryOf(&a))
 	c.stats.reached(parent, ino, &a)
 	c.remember(ino, a)
-	c.entries.put(parent, name, ino, c.entryTTL(&a))
+	c.nameIs(parent, name, ino, &a)
 	return a, nil
 }
 
@@ -238,11 +243,12 @@ func (c *Client) unlink(ctx context.Context, cred Cred, parent Ino, name string)
 	c.attrs.beginChange(parent)
 	ino, a, deleted, err := UnlinkDelete(ctx, c.eng, cred, parent, name, c.Session(), c.closedEntry(parent, name))
 	c.observe("unlink", start)
-	c.entries.drop(parent, name)
 	if err != nil {
+		c.nameUnsure(parent, name)
 		c.attrs.endChange(parent, nil)
 		return 0, Attr{}, err
 	}
+	c.nameGone(parent, name)
 	c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterUnlink(p, a) })
 	c.invalidateUsage()
 	c.count(ctx, parent, negative(entryOf(&a)))
@@ -262,10 +268,20 @@ func (c *Client) unlink(ctx context.Context, cred Cred, parent Ino, name string)
 func (c *Client) rmdir(ctx context.Context, cred Cred, parent Ino, name string) error {
 	ino, _ := c.entries.get(parent, name)
 	start := now()
-	err := c.eng.Rmdir(ctx, cred, parent, name)
+	c.attrs.beginChange(parent)
+	changed, err := RmdirAt(ctx, c.eng, cred, parent, name)
 	c.observe("rmdir", start)
-	c.entries.drop(parent, name)
-	c.attrs.drop(parent, ino)
+	if err == nil {
+		c.nameGone(parent, name)
+	} else {
+		c.nameUnsure(parent, name)
+	}
+	c.attrs.drop(ino)
+	if err != nil || changed == 0 {
+		c.attrs.endChange(parent, nil)
+	} else {
+		c.attrs.endChange(parent, func(p Attr) Attr { return ParentAfterRmdir(p, changed) })
+	}
 	if err == nil {
 		c.invalidateUsage()
 		c.count(ctx, parent, DirStat{Inodes: -1})
@@ -289,8 +305,8 @@ func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	}
 	moved, attr, replaced, err = c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, c.Session())
 	c.observe("rename", start)
-	c.entries.drop(srcParent, srcName)
-	c.entries.drop(dstParent, dstName)
+	c.nameUnsure(srcParent, srcName)
+	c.nameUnsure(dstParent, dstName)
 	c.endRename(srcParent, dstParent, err == nil && RenameDerivable(srcParent, srcName, dstParent, dstName, flags, attr), attr)
 	c.attrs.drop(old)
 	if err != nil {
@@ -299,7 +315,12 @@ func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	counted(moved, &attr)
 	c.remember(moved, attr)
 	if flags&RenameExchange == 0 {
-		c.entries.put(dstParent, dstName, moved, c.entryTTL(&attr))
+		if attr.IsDir() || attr.Nlink == 1 {
+			// The inode has one name, the destination: the source is
+			// gone (a rename between two links of one file leaves both).
+			c.nameGone(srcParent, srcName)
+		}
+		c.nameIs(dstParent, dstName, moved, &attr)
 	}
 	if replaced != 0 {
 		c.invalidateUsage()
@@ -369,7 +390,7 @@ func (c *Client) Readdir(ctx context.Context, ino Ino, after string, limit int, 
 			if e.Attr != nil {
 				c.remember(e.Ino, *e.Attr)
 				c.stats.reached(ino, e.Ino, e.Attr)
-				c.entries.put(ino, e.Name, e.Ino, c.entryTTL(e.Attr))
+				c.nameIs(ino, e.Name, e.Ino, e.Attr)
 			}
 		}
 	}

@@ -103,7 +103,7 @@ var errNoTrash = errors.New("the root holds a .trash that is not cairn's trash")
 
 func (c *Client) makeTrashDir(ctx context.Context, parent Ino, name string, ino Ino, mode uint16) error {
 	_, err := c.eng.Mknod(ctx, RootCred, parent, name, ino, TypeDirectory, mode, 0, "")
-	c.entries.drop(parent, name)
+	c.nameUnsure(parent, name)
 	if err == nil {
 		c.attrs.drop(parent)
 		c.stats.add(parent, DirStat{Inodes: 1})
@@ -215,7 +215,7 @@ func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	ok, err := c.intoTrash(ctx, func(h Ino) error {
 		hour = h
 		_, err := c.eng.Link(ctx, RootCred, victim, hour, kept)
-		c.entries.drop(hour, kept)
+		c.nameUnsure(hour, kept)
 		return err
 	})
 	if !ok || err != nil {

@@ -4,11 +4,11 @@ package meta
 // is added to it or taken from it, so that a client can know them from
 // the answer of the change instead of asking the engine again (the kernel
 // asks for them right after every create, mkdir, link, unlink, rename and
-// rmdir). Every
-// engine applies the same rule in its own transaction: the directory's
-// mtime and ctime become the time of the change, which is the ctime the
-// engine returns for the entry's inode, and a subdirectory's ".." counts
-// as one of the directory's links. metatest holds each engine to it.
+// rmdir). Every engine applies the same rule in its own transaction: the
+// directory's mtime and ctime become the time of the change, which is the
+// ctime the engine returns for the entry's inode (or the time RmdirAt
+// returns), and a subdirectory's ".." counts as one of the directory's
+// links. metatest holds each engine to it.
 
 // ParentAfterAdd is directory parent's attributes after an entry for an
 // inode whose attributes are now child was added to it (Mknod, Link).
@@ -24,6 +24,15 @@ func ParentAfterAdd(parent, child Attr) Attr {
 // entry from it; child is the attributes Unlink returned for its inode.
 func ParentAfterUnlink(parent, child Attr) Attr {
 	parent.Mtime, parent.Ctime = child.Ctime, child.Ctime
+	return parent
+}
+
+// ParentAfterRmdir is directory parent's attributes after Rmdir took a
+// subdirectory from it at time changed (RmdirTimer): its ".." no longer
+// counts as one of parent's links.
+func ParentAfterRmdir(parent Attr, changed int64) Attr {
+	parent.Mtime, parent.Ctime = changed, changed
+	parent.Nlink--
 	return parent
 }
 

@@ -250,6 +250,14 @@ func (w *serverWait) SetLk(ctx context.Context, ino Ino, owner LockOwner, l Lock
 	return w.do(ctx, "setlk", repeatable, func(ctx context.Context) error { return w.Engine.SetLk(ctx, ino, owner, l) })
 }
 
+func (w *serverWait) RmdirAt(ctx context.Context, cred Cred, parent Ino, name string) (changed int64, err error) {
+	err = w.do(ctx, "rmdir", once, func(ctx context.Context) error {
+		changed, err = RmdirAt(ctx, w.Engine, cred, parent, name)
+		return err
+	})
+	return changed, err
+}
+
 func (w *serverWait) UnlinkDelete(ctx context.Context, cred Cred, parent Ino, name string, sid uint64, expect Ino) (ino Ino, a Attr, deleted bool, err error) {
 	err = w.do(ctx, "unlink", once, func(ctx context.Context) error {
 		ino, a, deleted, err = UnlinkDelete(ctx, w.Engine, cred, parent, name, sid, expect)

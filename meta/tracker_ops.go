@@ -197,6 +197,16 @@ func (t *Tracker) RemoveXattr(ctx context.Context, cred Cred, ino Ino, name stri
 	return err
 }
 
+// RmdirAt is tracked as Rmdir.
+func (t *Tracker) RmdirAt(ctx context.Context, cred Cred, parent Ino, name string) (int64, error) {
+	m, err := t.begin(ctx, parent)
+	if err != nil {
+		return 0, err
+	}
+	defer t.end(ctx, m)
+	return RmdirAt(ctx, m.engine, cred, parent, name)
+}
+
 // UnlinkDelete is tracked as Unlink; through UnlinkDelete so that an
 // engine without the capability gets a plain Unlink.
 func (t *Tracker) UnlinkDelete(ctx context.Context, cred Cred, parent Ino, name string, sid uint64, expect Ino) (Ino, Attr, bool, error) {
@@ -237,6 +247,7 @@ func (t *Tracker) Clone(ctx context.Context, cred Cred, src, parent Ino, name st
 var (
 	_ Engine        = (*Tracker)(nil)
 	_ UnlinkDeleter = (*Tracker)(nil)
+	_ RmdirTimer    = (*Tracker)(nil)
 	_ BatchRemover  = (*Tracker)(nil)
 	_ Cloner        = (*Tracker)(nil)
 )

@@ -101,6 +101,13 @@ func (e *Engine) Readdir(ctx context.Context, ino meta.Ino, after string, limit 
 	return entries, err
 }
 
+func (e *Engine) RmdirAt(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) (int64, error) {
+	start := time.Now()
+	changed, err := meta.RmdirAt(ctx, e.Engine, cred, parent, name)
+	e.done("rmdir", start, err)
+	return changed, err
+}
+
 func (e *Engine) UnlinkDelete(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, sid uint64, expect meta.Ino) (meta.Ino, meta.Attr, bool, error) {
 	start := time.Now()
 	ino, a, deleted, err := meta.UnlinkDelete(ctx, e.Engine, cred, parent, name, sid, expect)

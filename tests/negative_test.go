@@ -28,11 +28,13 @@ func missing(t *testing.T, path string) {
 	}
 }
 
-// TestNegativeLookups: a name the mount found missing is kept as missing
-// by the kernel for the entry cache duration, so asking again, and the
-// kernel's look-up before a create or mkdir of it, cost the engine
-// nothing; the create itself makes it visible at once. With the entry
-// cache off, a name another mount creates is visible at once.
+// TestNegativeLookups: a name the mount found missing, or removed or
+// moved away itself, or a name of a directory it just made, is kept as
+// missing for the entry cache duration, so
+// asking again, and the kernel's look-up before a create or mkdir of it,
+// cost the engine nothing; the create itself makes it visible at once.
+// With the entry cache off, a name another mount creates is visible at
+// once.
 func TestNegativeLookups(t *testing.T) {
 	v := newVolume(t)
 	cached := filepath.Join(tempDir(t), "cached")
@@ -57,6 +59,46 @@ func TestNegativeLookups(t *testing.T) {
 	lstat(t, filepath.Join(cached, "d"))
 	if n := engineLookups(t, stats) - before; n != 2 {
 		t.Errorf("two names looked up twice each, then created: %d look-ups reached the engine, want 2", n)
+	}
+
+	// Names this mount removed or moved away are kept as missing too:
+	// the look-ups the kernel sends again after the change, and before a
+	// create of the same name, cost the engine nothing.
+	if err := os.Rename(filepath.Join(cached, "f"), filepath.Join(cached, "g")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(cached, "g")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(cached, "d")); err != nil {
+		t.Fatal(err)
+	}
+	before = engineLookups(t, stats)
+	for _, name := range []string{"f", "g", "d"} {
+		missing(t, filepath.Join(cached, name))
+	}
+	if err := os.Mkdir(filepath.Join(cached, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if n := engineLookups(t, stats) - before; n != 0 {
+		t.Errorf("names this mount removed or renamed away, looked up and made again: %d look-ups reached the engine, want 0", n)
+	}
+
+	// So are the names of a directory this mount just made.
+	if err := os.Mkdir(filepath.Join(cached, "new"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	before = engineLookups(t, stats)
+	missing(t, filepath.Join(cached, "new", "x"))
+	if err := os.WriteFile(filepath.Join(cached, "new", "y"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(cached, "new", "z"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lstat(t, filepath.Join(cached, "new", "y"))
+	if n := engineLookups(t, stats) - before; n != 0 {
+		t.Errorf("names of a directory this mount just made: %d look-ups reached the engine, want 0", n)
 	}
 
 	uncached := filepath.Join(tempDir(t), "uncached")

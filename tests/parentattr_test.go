@@ -87,15 +87,7 @@ func TestCreateRoundTrips(t *testing.T) {
 	// No metadata backup either: the first one, taken at mount, would
 	// count its dump's round trips here on a slow machine.
 	v.mount(t, "--attr-cache", "1h", "--entry-cache", "1h", "--dir-entry-cache", "1h", "--backup-meta", "0")
-	roundTrips := func() uint64 {
-		var s struct {
-			Engine struct{ RoundTrips uint64 } `json:"engine"`
-		}
-		if err := json.Unmarshal(readFile(t, v.path(".stats")), &s); err != nil {
-			t.Fatal(err)
-		}
-		return s.Engine.RoundTrips
-	}
+	roundTrips := func() uint64 { return engineRoundTrips(t, v) }
 	if err := os.Mkdir(v.path("d"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -140,5 +132,52 @@ func TestCreateRoundTrips(t *testing.T) {
 		if got := roundTrips() - before; got > k.each*n+background {
 			t.Errorf("%d of %s cost %d round trips, want at most %d and %d in the background", n, k.what, got, k.each*n, background)
 		}
+	}
+}
+
+// engineRoundTrips is the round trips v's mount has sent its engine.
+func engineRoundTrips(t *testing.T, v *volume) uint64 {
+	t.Helper()
+	var s struct {
+		Engine struct{ RoundTrips uint64 } `json:"engine"`
+	}
+	if err := json.Unmarshal(readFile(t, v.path(".stats")), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.Engine.RoundTrips
+}
+
+// TestRmdirRoundTrips: with the trash off, an rmdir through the mount is
+// its one removal on the client/server engines; the GETATTR of the parent
+// that follows is answered from the time the removal returned
+// (meta.RmdirAt).
+func TestRmdirRoundTrips(t *testing.T) {
+	switch engineName() {
+	case "redis", "postgres", "mysql":
+	default:
+		t.Skipf("round trips are counted as statements or store requests on %s", engineName())
+	}
+	needMount(t)
+	v := formatVolume(t, "--trash-days", "0")
+	v.mount(t, "--attr-cache", "1h", "--entry-cache", "1h", "--dir-entry-cache", "1h", "--backup-meta", "0")
+	const n = 20
+	for i := 0; i < n; i++ {
+		if err := os.MkdirAll(v.path("d", fmt.Sprint(i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lstat(t, v.path("d"))
+	before, start := engineRoundTrips(t, v), time.Now()
+	for i := 0; i < n; i++ {
+		if err := os.Remove(v.path("d", fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+		lstat(t, v.path("d"))
+	}
+	// As in TestCreateRoundTrips: heartbeats, the directory statistics'
+	// flush and the quotas' refresh may come in between.
+	background := 2 + 2*uint64(time.Since(start)/time.Second+1)
+	if got := engineRoundTrips(t, v) - before; got > n+background {
+		t.Errorf("%d rmdirs cost %d round trips, want at most %d and %d in the background", n, got, n, background)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // Reporter receives the phases of a benchmark, one at a time: a phase
@@ -28,12 +29,23 @@ type Reporter interface {
 }
 
 // Phase counts the units of one phase. Add may be called from many
-// goroutines at once; End is called once, after every Add, with the
-// phase's result line ("": none).
+// goroutines at once, inside the loops a benchmark times: it must cost no
+// more than an atomic add (no lock, no drawing; see Tally). End is called
+// once, after every Add, with the phase's result line ("": none).
 type Phase interface {
 	Add(n int64)
 	End(line string)
 }
+
+// Tally is a count of units that Add raises with one atomic add and that
+// a progress display polls with Load, away from the measured loops.
+type Tally struct{ n atomic.Int64 }
+
+// Add counts n more units.
+func (t *Tally) Add(n int64) { t.n.Add(n) }
+
+// Load is the units counted so far.
+func (t *Tally) Load() int64 { return t.n.Load() }
 
 // Lines is a Reporter that writes notes and the result line of each phase
 // to w, each on a line of its own, and nothing while a phase runs.
@@ -55,7 +67,8 @@ func (e lineEnd) End(line string) {
 }
 
 // Counter is a Reporter for tests: the total each phase announced, the
-// units it added, by name, and the lines written.
+// units it added, by name (summed at the phase's End), and the lines
+// written.
 type Counter struct {
 	mu     sync.Mutex
 	Totals map[string]int64 // the total each phase announced
@@ -82,17 +95,15 @@ func (c *Counter) Note(line string) {
 }
 
 type counted struct {
+	Tally
 	c    *Counter
 	name string
 }
 
-func (p *counted) Add(n int64) {
-	p.c.mu.Lock()
-	defer p.c.mu.Unlock()
-	p.c.Done[p.name] += n
-}
-
 func (p *counted) End(line string) {
+	p.c.mu.Lock()
+	p.c.Done[p.name] += p.Load()
+	p.c.mu.Unlock()
 	if line != "" {
 		p.c.Note(line)
 	}

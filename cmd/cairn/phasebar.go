@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"cairn/bench/phase"
 
@@ -42,11 +43,16 @@ func (b *phaseBars) Start(name string, total int64, unit string) phase.Phase {
 	if unit == "bytes" {
 		extra = append(extra, progressbar.OptionShowBytes(true), progressbar.OptionUseIECUnits(true))
 	}
-	p := &phaseBar{bars: b, bar: newBar(total, name, unit, extra...)}
+	p := &phaseBar{bars: b, bar: newBar(total, name, unit, extra...), stop: make(chan struct{}), stopped: make(chan struct{})}
 	p.bar.RenderBlank()
 	b.running = p
+	go p.poll()
 	return p
 }
+
+// barPoll is how often a phase's bar shows its count: the phase's Add is
+// an atomic add in the measured loops, the drawing happens here.
+const barPoll = 100 * time.Millisecond
 
 // Note writes line above the bar of the phase running, if any.
 func (b *phaseBars) Note(line string) {
@@ -64,11 +70,27 @@ func (b *phaseBars) close() {
 }
 
 type phaseBar struct {
-	bars *phaseBars
-	bar  *progressbar.ProgressBar
+	phase.Tally // Add
+	bars        *phaseBars
+	bar         *progressbar.ProgressBar
+	stop        chan struct{} // closed by erase
+	stopped     chan struct{} // closed by poll when it is done drawing
 }
 
-func (p *phaseBar) Add(n int64) { p.bar.Add64(n) }
+// poll draws the count on the bar until erase stops it.
+func (p *phaseBar) poll() {
+	defer close(p.stopped)
+	tick := time.NewTicker(barPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-tick.C:
+			p.bar.Set64(p.Load())
+		}
+	}
+}
 
 // End replaces the bar by the phase's result line.
 func (p *phaseBar) End(line string) {
@@ -79,6 +101,8 @@ func (p *phaseBar) End(line string) {
 }
 
 func (p *phaseBar) erase() {
+	close(p.stop)
+	<-p.stopped
 	p.bar.Exit()
 	p.bar.Clear()
 	p.bars.running = nil

@@ -127,9 +127,11 @@ func (t *badgerTx) BatchGet(keys [][]byte) ([][]byte, error) {
 
 func (t *badgerTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 	opts := badger.DefaultIteratorOptions
-	if limit > 0 && limit < opts.PrefetchSize {
-		opts.PrefetchSize = limit
-	}
+	// Values are read as the loop reaches them: prefetching starts a
+	// goroutine per key, which cost an rmdir's scan of its directory's
+	// few keys (the check that it is empty) more than the rest of the
+	// operation (issue 19).
+	opts.PrefetchValues = false
 	// The prefix begin and end share lets Badger skip the tables that
 	// cannot hold the range.
 	n := 0

@@ -225,6 +225,16 @@ func (t *txn) dropLink(sid uint64, ino meta.Ino, a *meta.Attr, ts int64) {
 }
 
 func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) error {
+	_, err := e.RmdirAt(ctx, cred, parent, name)
+	return err
+}
+
+var _ meta.RmdirTimer = (*Engine)(nil)
+
+// RmdirAt is Rmdir, and says the time it set on the parent, see
+// meta.RmdirTimer.
+func (e *Engine) RmdirAt(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) (int64, error) {
+	var changed int64
 	err := e.txn(ctx, func(t *txn) error {
 		pa, _, child, exists, err := t.lookupParent(&cred, parent, name)
 		if err != nil {
@@ -250,6 +260,7 @@ func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 			return err
 		}
 		ts := now()
+		changed = ts
 		pa.Nlink--
 		pa.Mtime, pa.Ctime = ts, ts
 		t.setAttr(parent, &pa)
@@ -257,9 +268,9 @@ func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("rmdir %q in inode %d: %w", name, parent, err)
+		return 0, fmt.Errorf("rmdir %q in inode %d: %w", name, parent, err)
 	}
-	return nil
+	return changed, nil
 }
 
 // removeEmptyDir deletes directory ino's keys and takes it out of Usage,

@@ -9,6 +9,7 @@ func parentAttrTests() []test {
 		{"ParentAttr/AfterAdd", testParentAfterAdd},
 		{"ParentAttr/AfterUnlink", testParentAfterUnlink},
 		{"ParentAttr/AfterRename", testParentAfterRename},
+		{"ParentAttr/AfterRmdir", testParentAfterRmdir},
 	}
 }
 
@@ -55,6 +56,23 @@ func testParentAfterUnlink(x *env) {
 		before := x.attr(d)
 		_, a := x.unlink(d, name)
 		x.derived(d, "ParentAfterUnlink after Unlink of "+name, meta.ParentAfterUnlink(before, a))
+	}
+}
+
+func testParentAfterRmdir(x *env) {
+	d := x.mkdir(meta.RootIno, "d")
+	x.mkdir(d, "a")
+	x.mkdir(d, "b")
+	x.create(d, "f") // a file stays: the rule changes links for directories only
+	for _, name := range []string{"a", "b"} {
+		before := x.attr(d)
+		changed, err := meta.RmdirAt(x.ctx, x.e, meta.RootCred, d, name)
+		x.must(err, "RmdirAt %s", name)
+		if changed == 0 {
+			x.t.Errorf("RmdirAt of %s does not say when it changed the directory", name)
+			continue
+		}
+		x.derived(d, "ParentAfterRmdir after Rmdir of "+name, meta.ParentAfterRmdir(before, changed))
 	}
 }
 

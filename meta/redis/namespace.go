@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"errors"
+	"time"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -38,8 +39,20 @@ func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, na
 
 // Rmdir removes an empty directory, see meta.Engine.
 func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) error {
-	_, err := e.call(ctx, "rmdir", cred, uint64(parent), name)
+	_, err := e.RmdirAt(ctx, cred, parent, name)
 	return err
+}
+
+var _ meta.RmdirTimer = (*Engine)(nil)
+
+// RmdirAt is Rmdir; the script sets the parent's times to the clock it is
+// given, see meta.RmdirTimer.
+func (e *Engine) RmdirAt(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) (int64, error) {
+	now := time.Now()
+	if _, err := e.callAt(ctx, "rmdir", cred, now, uint64(parent), name); err != nil {
+		return 0, err
+	}
+	return now.UnixNano(), nil
 }
 
 // Rename moves an entry with renameat2 semantics, see meta.Engine.

@@ -268,13 +268,28 @@ func (c *conn) dropLink(ino meta.Ino, a *meta.Attr, now int64, sid uint64) error
 
 // Rmdir removes an empty directory.
 func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) error {
+	_, err := e.RmdirAt(ctx, cred, parent, name)
+	return err
+}
+
+var _ meta.RmdirTimer = (*Engine)(nil)
+
+// RmdirAt is Rmdir; the routine and the transaction set the parent's
+// times to the clock they are given, see meta.RmdirTimer.
+func (e *Engine) RmdirAt(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) (int64, error) {
 	if e.d.routines {
-		if err := e.rmdirRoutine(ctx, cred, parent, name); err != errMissingRoutine {
-			return err
+		now := nowNs()
+		if err := e.rmdirRoutine(ctx, cred, parent, name, now); err != errMissingRoutine {
+			if err != nil {
+				return 0, err
+			}
+			return now, nil
 		}
 	}
-	return e.txn(ctx, func(c *conn) error {
+	var changed int64
+	err := e.txn(ctx, func(c *conn) error {
 		now := nowNs()
+		changed = now
 		var empty dirEmptiness
 		p, child, a, err := c.lockDirEntryNode(parent, name, cred, &empty)
 		if err != nil {
@@ -302,6 +317,10 @@ func (e *Engine) Rmdir(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 		}
 		return c.removeInode(child, &a)
 	})
+	if err != nil {
+		return 0, err
+	}
+	return changed, nil
 }
 
 // checkEmpty fails with ErrNotEmpty when directory ino has entries.

@@ -228,9 +228,9 @@ func (e *Engine) unlinkRoutine(ctx context.Context, cred meta.Cred, parent meta.
 }
 
 // rmdirRoutine is Rmdir as one call of cairn_rmdir.
-func (e *Engine) rmdirRoutine(ctx context.Context, cred meta.Cred, parent meta.Ino, name string) error {
+func (e *Engine) rmdirRoutine(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, now int64) error {
 	return e.callRoutine(ctx, routineRmdir, func() string { return fmt.Sprintf("removing directory %q, it may or may not be gone", name) },
-		[]any{int64(parent), nameArg(name), int64(cred.Uid), groupsArg(cred), nowNs()})
+		[]any{int64(parent), nameArg(name), int64(cred.Uid), groupsArg(cred), now})
 }
 
 // renameRoutine is Rename as one call of cairn_move.
