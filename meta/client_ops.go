@@ -209,8 +209,7 @@ func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name 
 	if err := refuseTrashCreate(parent, name); err != nil {
 		return Attr{}, err
 	}
-	linked, _ := c.attrs.peek(ino)
-	if err := c.checkQuota(ctx, parent, entryOf(&linked)); err != nil {
+	if err := c.checkLinkQuota(ctx, parent, ino); err != nil {
 		return Attr{}, err
 	}
 	start := now()

@@ -121,6 +121,36 @@ func (c *Client) checkQuota(ctx context.Context, dir Ino, d DirStat, except ...I
 	return nil
 }
 
+// checkLinkQuota refuses with ErrQuota a hard link of file ino into dir
+// that a quota above dir would not allow, judged on the file's real
+// attributes (read when this client has them not, and only when a quota
+// is above dir).
+func (c *Client) checkLinkQuota(ctx context.Context, dir, ino Ino) error {
+	above, _, err := c.quotasAbove(ctx, dir)
+	if err != nil || len(above) == 0 {
+		return err
+	}
+	a, err := c.GetAttr(ctx, ino)
+	if err != nil {
+		return err
+	}
+	return c.checkQuota(ctx, dir, entryOf(&a))
+}
+
+// treeUsage counts what is under directory dir (dir not included) from
+// its entries.
+func (c *Client) treeUsage(ctx context.Context, dir Ino) (DirStat, error) {
+	used, _, err := TreeUsage(ctx, c.eng, dir)
+	return used, err
+}
+
+// setQuotaParent records that directory dir is now in parent.
+func (c *Client) setQuotaParent(dir, parent Ino) {
+	c.quota.mu.Lock()
+	c.quota.parents[dir] = parent
+	c.quota.mu.Unlock()
+}
+
 func contains(list []Ino, ino Ino) bool {
 	for _, x := range list {
 		if x == ino {
