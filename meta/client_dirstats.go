@@ -164,6 +164,7 @@ func (s *dirStats) flush(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
+	deltas = unwritten(deltas, err)
 	s.mu.Lock()
 	for dir, d := range deltas {
 		s.pending[dir] = s.pending[dir].Add(d)
