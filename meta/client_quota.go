@@ -150,8 +150,7 @@ func (c *Client) checkLinkQuota(ctx context.Context, dir, ino Ino) error {
 // treeUsage counts what is under directory dir (dir not included) from
 // its entries.
 func (c *Client) treeUsage(ctx context.Context, dir Ino) (DirStat, error) {
-	used, _, err := TreeUsage(ctx, c.eng, dir)
-	return used, err
+	return TreeUsage(ctx, c.eng, dir)
 }
 
 // setQuotaParent records that directory dir is now in parent.

@@ -102,7 +102,7 @@ func TestDirStatsPartialFlushCountsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for dir, want := range counted {
+	for dir, want := range counted.Stats {
 		if stats[dir] != want {
 			t.Errorf("directory %d: statistics %+v, a full count %+v", dir, stats[dir], want)
 		}

@@ -16,6 +16,7 @@ func quotaTests() []test {
 		{"Quota/Exchange", testQuotaExchange},
 		{"Quota/LinkUncached", testQuotaLinkUncached},
 		{"Quota/Clone", testQuotaClone},
+		{"Quota/RepairNested", testQuotaRepairNested},
 	}
 }
 
