@@ -73,6 +73,13 @@ func (s *dirStats) reached(dir, ino Ino, a *Attr) {
 	s.mu.Unlock()
 }
 
+// noteReached caches what a look-up or a readdirplus found: inode ino
+// with attributes a, reached through directory dir.
+func (c *Client) noteReached(dir, ino Ino, a Attr) {
+	c.remember(ino, a)
+	c.stats.reached(dir, ino, &a)
+}
+
 // forgetParent drops ino's directory when it was dir (that name is gone).
 func (s *dirStats) forgetParent(dir, ino Ino) {
 	if !s.on() {

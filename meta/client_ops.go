@@ -62,8 +62,7 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 	if err != nil {
 		return 0, Attr{}, err
 	}
-	c.remember(ino, a)
-	c.stats.reached(parent, ino, &a)
+	c.noteReached(parent, ino, a)
 	c.entries.put(parent, name, ino, c.entryTTL(&a))
 	return ino, a, nil
 }
@@ -366,8 +365,7 @@ func (c *Client) Readdir(ctx context.Context, ino Ino, after string, limit int, 
 	if plus {
 		for _, e := range es {
 			if e.Attr != nil {
-				c.remember(e.Ino, *e.Attr)
-				c.stats.reached(ino, e.Ino, e.Attr)
+				c.noteReached(ino, e.Ino, *e.Attr)
 				c.entries.put(ino, e.Name, e.Ino, c.entryTTL(e.Attr))
 			}
 		}
