@@ -24,7 +24,8 @@ type statDir struct {
 // of one DirStats call per level of the tree, and is listed only when
 // its link count says it holds subdirectories (or when it has no
 // statistics, and is counted instead). Lengths are not in the
-// statistics: Size is left out but for files directly under root.
+// statistics: Size is left out but for files directly under root, unless
+// every directory was read (then the summary is a count).
 func (w *walker) fromStatistics(stats meta.DirStatStore, root meta.Ino) (Summary, error) {
 	w.total.dirs.Add(1)
 	entries, err := w.list(root)
@@ -52,6 +53,12 @@ func (w *walker) fromStatistics(stats meta.DirStatStore, root meta.Ino) (Summary
 		w.report(s)
 	}
 	s := w.total.summary()
+	if counted.Load() == s.Directories-1 {
+		// Every directory was read (none below root, or none had
+		// statistics): a count, lengths included.
+		s.Source = "count"
+		return withBiggest(s, entries, parts, w.opt.Top), nil
+	}
 	s.Size, s.Source, s.Counted = 0, "statistics", counted.Load()
 	s = withBiggest(s, entries, parts, w.opt.Top)
 	for i := range s.Biggest {

@@ -101,7 +101,8 @@ func TestSummaryFromStatistics(t *testing.T) {
 }
 
 // TestSummaryWithoutStatistics: directories without statistics (a volume
-// from before them) are counted instead, and the summary says how many.
+// from before them) are counted instead, and the summary says how many,
+// or that it is a count when none had any.
 func TestSummaryWithoutStatistics(t *testing.T) {
 	eng, _ := summaryVolume(t)
 	ctx := context.Background()
@@ -127,10 +128,27 @@ func TestSummaryWithoutStatistics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fromStats.Source != "statistics" || fromStats.Counted != 5 {
-		t.Errorf("source %q with %d directories counted, want statistics with the 5 below the root counted", fromStats.Source, fromStats.Counted)
+	if fromStats.Source != "count" || fromStats.Size != counted.Size {
+		t.Errorf("source %q, size %d; want a count (every directory below the root was counted) of %d bytes", fromStats.Source, fromStats.Size, counted.Size)
 	}
 	sameFigures(t, "the root", fromStats, counted)
+	// Statistics for a's tree (a and a/b) only: the other directories
+	// are counted, and the summary says how many.
+	a, _, err := eng.Lookup(ctx, meta.RootIno, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := meta.RepairDirStats(ctx, eng, a); err != nil {
+		t.Fatal(err)
+	}
+	mixed, err := Summarize(ctx, eng, meta.RootIno, SummaryOptions{Top: 10, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mixed.Source != "statistics" || mixed.Counted != 3 {
+		t.Errorf("source %q with %d directories counted, want statistics with 3 of the 5 below the root counted", mixed.Source, mixed.Counted)
+	}
+	sameFigures(t, "the root, a's statistics repaired", mixed, counted)
 }
 
 func sameFigures(t *testing.T, what string, got, want Summary) {
