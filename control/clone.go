@@ -42,15 +42,13 @@ func (c *call) clone() (any, error) {
 	if err := meta.Access(&dir.attr, c.cred, meta.MayExec); err != nil {
 		return nil, fmt.Errorf("the directory of %s: %w", targetShown, err)
 	}
-	if _, err := c.v.Lookup(c.ctx, c.cred, dir.ino, name); err == nil {
-		return nil, fmt.Errorf("%s already exists: clone to a new name", targetShown)
-	} else if !errors.Is(err, meta.ErrNotFound) {
-		return nil, fmt.Errorf("%s: %w", targetShown, err)
-	}
 	var cloned atomic.Int64
 	c.watch(func() any { return Count{Inodes: cloned.Load()} })
 	_, err = c.v.Client().CloneTree(c.ctx, c.cred, src.ino, dir.ino, name, c.req.Preserve, &cloned)
 	c.changed(dir.ino, name)
+	if errors.Is(err, meta.ErrExists) && cloned.Load() == 0 {
+		return nil, fmt.Errorf("%s already exists: clone to a new name", targetShown)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("clone %s to %s: %w", shown, targetShown, err)
 	}

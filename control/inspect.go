@@ -1,7 +1,6 @@
 package control
 
 import (
-	"context"
 	"fmt"
 	"sync"
 
@@ -24,8 +23,10 @@ func (c *call) info() (any, error) {
 	return info, nil
 }
 
-// summary counts the tree at Path, reading every directory as the caller,
-// who must be able to list each (read and search), as du would.
+// summary tells what the tree at Path holds, from the directory
+// statistics (after writing this mount's) or by counting, reading every
+// directory as the caller, who must be able to list each (read and
+// search), as du would.
 func (c *call) summary() (any, error) {
 	shown := c.shown()
 	at, err := c.resolveShown(c.req.Path, shown)
@@ -39,35 +40,23 @@ func (c *call) summary() (any, error) {
 		defer mu.Unlock()
 		return latest
 	})
-	var eng meta.Engine = listing{Engine: c.v.Client().Engine(), cred: c.cred}
-	if c.cred.Uid == 0 {
-		eng = c.v.Client().Engine() // root may list every directory
+	client := c.v.Client()
+	if !c.req.Count {
+		if err := client.FlushDirStats(c.ctx); err != nil {
+			return nil, fmt.Errorf("%s: %w", shown, err)
+		}
 	}
-	s, err := inspect.Summarize(c.ctx, eng, at.ino, max(c.req.Top, 0), max(c.req.Threads, 1), func(s inspect.Summary) {
+	opt := inspect.SummaryOptions{Top: max(c.req.Top, 0), Workers: max(c.req.Threads, 1), Count: c.req.Count, Report: func(s inspect.Summary) {
 		mu.Lock()
 		latest = s
 		mu.Unlock()
-	})
+	}}
+	if c.cred.Uid != 0 { // root may list every directory
+		opt.Check = func(_ meta.Ino, a *meta.Attr) error { return meta.Access(a, c.cred, meta.MayRead|meta.MayExec) }
+	}
+	s, err := inspect.Summarize(c.ctx, client.Engine(), at.ino, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", shown, err)
 	}
 	return s, nil
-}
-
-// listing is an engine read by a caller who must be allowed to list
-// every directory it reads.
-type listing struct {
-	meta.Engine
-	cred meta.Cred
-}
-
-func (l listing) Readdir(ctx context.Context, dir meta.Ino, after string, limit int, plus bool) ([]meta.Entry, error) {
-	a, err := l.Engine.GetAttr(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	if err := meta.Access(&a, l.cred, meta.MayRead|meta.MayExec); err != nil {
-		return nil, err
-	}
-	return l.Engine.Readdir(ctx, dir, after, limit, plus)
 }

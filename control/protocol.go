@@ -39,6 +39,7 @@ type Request struct {
 	Preserve    bool   `json:"preserve,omitempty"` // clone --preserve
 	Threads     int    `json:"threads,omitempty"`  // rmr, summary, warmup
 	Top         int    `json:"top,omitempty"`      // summary --top
+	Count       bool   `json:"count,omitempty"`    // summary --count
 	Ops         int    `json:"ops,omitempty"`      // floor: probes of each kind per thread
 }
 

@@ -12,8 +12,9 @@ import (
 // Cloner). cloned, when not nil, counts the inodes copied. Inodes the
 // copy makes are never copied again, so a tree copied into itself stops
 // at its copy. Hard links inside the tree become separate copies. An
-// engine without a Cloner is ErrNotSupported. A failure midway leaves the
-// part copied so far in place.
+// engine without a Cloner is ErrNotSupported. A copy that a quota above
+// parent cannot take is refused with ErrQuota before anything is copied.
+// A failure midway leaves the part copied so far in place.
 func (c *Client) CloneTree(ctx context.Context, cred Cred, src, parent Ino, name string, preserve bool, cloned *atomic.Int64) (Ino, error) {
 	cloner, ok := clientCapability[Cloner](c)
 	if !ok {
@@ -25,6 +26,9 @@ func (c *Client) CloneTree(ctx context.Context, cred Cred, src, parent Ino, name
 		return 0, err
 	}
 	if err := refuseTrashCreate(parent, name); err != nil {
+		return 0, err
+	}
+	if err := c.checkCloneQuota(ctx, src, parent); err != nil {
 		return 0, err
 	}
 	w := &treeCloner{c: c, cloner: cloner, cred: cred, preserve: preserve, made: map[Ino]bool{}, cloned: cloned}
@@ -43,6 +47,30 @@ func (c *Client) CloneTree(ctx context.Context, cred Cred, src, parent Ino, name
 		}
 	}
 	return ino, nil
+}
+
+// checkCloneQuota refuses with ErrQuota, before anything is copied, a
+// clone of src into parent that a quota above parent would not allow:
+// the copy adds what src holds (a directory's whole tree, each hard link
+// counted, as each becomes a copy of its own).
+func (c *Client) checkCloneQuota(ctx context.Context, src, parent Ino) error {
+	above, _, err := c.quotasAbove(ctx, parent)
+	if err != nil || len(above) == 0 {
+		return err
+	}
+	a, err := c.GetAttr(ctx, src)
+	if err != nil {
+		return err
+	}
+	u := entryOf(&a)
+	if a.IsDir() {
+		tree, err := c.treeUsage(ctx, src)
+		if err != nil {
+			return err
+		}
+		u = u.Add(tree)
+	}
+	return c.checkQuota(ctx, parent, u)
 }
 
 // treeCloner is one CloneTree's walk.

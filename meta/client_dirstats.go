@@ -60,7 +60,7 @@ func entryOf(a *Attr) DirStat {
 func negative(d DirStat) DirStat { return DirStat{Space: -d.Space, Inodes: -d.Inodes} }
 
 // reached records that file ino with attributes a was reached through
-// directory dir.
+// directory dir, and its length (as saw does, under the same lock).
 func (s *dirStats) reached(dir, ino Ino, a *Attr) {
 	if !s.on() || a.IsDir() {
 		return
@@ -70,7 +70,18 @@ func (s *dirStats) reached(dir, ino Ino, a *Attr) {
 		s.parents = map[Ino]Ino{}
 	}
 	s.parents[ino] = dir
+	if a.Type == TypeFile {
+		s.sawLocked(ino, a.Length)
+	}
 	s.mu.Unlock()
+}
+
+// noteReached caches what a look-up or a readdirplus found: inode ino
+// with attributes a, reached through directory dir.
+// It is remember, with the statistics' two notes taken under one lock.
+func (c *Client) noteReached(dir, ino Ino, a Attr) {
+	c.attrs.put(ino, a, c.cfg.AttrTimeout)
+	c.stats.reached(dir, ino, &a)
 }
 
 // forgetParent drops ino's directory when it was dir (that name is gone).
@@ -91,11 +102,15 @@ func (s *dirStats) saw(ino Ino, a *Attr) {
 		return
 	}
 	s.mu.Lock()
+	s.sawLocked(ino, a.Length)
+	s.mu.Unlock()
+}
+
+func (s *dirStats) sawLocked(ino Ino, length uint64) {
 	if len(s.lengths) > dirStatsMapLimit {
 		s.lengths = map[Ino]uint64{}
 	}
-	s.lengths[ino] = a.Length
-	s.mu.Unlock()
+	s.lengths[ino] = length
 }
 
 // resized counts the change of file ino's length to a.Length in the
@@ -164,6 +179,7 @@ func (s *dirStats) flush(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
+	deltas = unwritten(deltas, err)
 	s.mu.Lock()
 	for dir, d := range deltas {
 		s.pending[dir] = s.pending[dir].Add(d)

@@ -8,12 +8,13 @@ import (
 // renameCounts prepares the statistics and quota usage of a rename of
 // srcParent/srcName onto dstParent/dstName (old is the inode the entry
 // cache has there, if any), refuses with ErrQuota a move into a quota
-// tree that cannot take what moves, and returns what counts the rename
-// once it succeeded. It needs what the rename replaces: from the
-// attribute cache, else from one Lookup (a rename's only added round
-// trip, and only when the kernel's look-up of the target did not come
-// through this client). With quotas, a directory that moves into
-// another quota tree is counted whole first (CountTree).
+// tree that cannot take what moves (both ways for RenameExchange), and
+// returns what counts the rename once it succeeded. It needs what the
+// rename replaces: from the attribute cache, else from one Lookup (a
+// rename's only added round trip, and only when the kernel's look-up of
+// the target did not come through this client). With quotas, a
+// directory that moves into another quota tree is counted whole first
+// (treeUsage).
 func (c *Client) renameCounts(ctx context.Context, srcParent Ino, srcName string, dstParent Ino, dstName string, old Ino, cached bool, flags uint32) (func(moved Ino, attr *Attr), error) {
 	if !c.stats.on() {
 		return func(Ino, *Attr) {}, nil
@@ -32,7 +33,12 @@ func (c *Client) renameCounts(ctx context.Context, srcParent Ino, srcName string
 			}
 		}
 	}
-	moving, err := c.movingUsage(ctx, srcParent, srcName, dstParent)
+	exchange := flags&RenameExchange != 0 && found
+	var back *quotaSide
+	if exchange {
+		back = &quotaSide{ino: old, attr: victim}
+	}
+	moving, returning, err := c.movingUsage(ctx, srcParent, srcName, dstParent, back)
 	if err != nil {
 		return nil, err
 	}
@@ -50,64 +56,114 @@ func (c *Client) renameCounts(ctx context.Context, srcParent Ino, srcName string
 		c.stats.forgetParent(srcParent, moved)
 		c.stats.reached(dstParent, moved, attr)
 		if attr.IsDir() {
-			c.quota.mu.Lock()
-			c.quota.parents[moved] = dstParent
-			c.quota.mu.Unlock()
+			c.setQuotaParent(moved, dstParent)
 		}
 		if !found {
 			return
 		}
 		gone := entryOf(&victim)
-		c.count(ctx, dstParent, negative(gone))
-		if flags&RenameExchange != 0 {
-			c.count(ctx, srcParent, gone)
-			c.stats.forgetParent(dstParent, old)
+		c.stats.forgetParent(dstParent, old)
+		if exchange {
+			c.stats.add(dstParent, negative(gone))
+			c.stats.add(srcParent, gone)
+			if returning != nil {
+				c.chargeQuota(ctx, dstParent, negative(*returning))
+				c.chargeQuota(ctx, srcParent, *returning)
+			}
 			c.stats.reached(srcParent, old, &victim)
+			if victim.IsDir() {
+				c.setQuotaParent(old, srcParent)
+			}
 			return
 		}
-		c.stats.forgetParent(dstParent, old)
+		c.count(ctx, dstParent, negative(gone))
 		if victim.IsDir() {
 			c.stats.gone(old)
 		}
 	}, nil
 }
 
+// quotaSide is an entry a rename moves: its inode and attributes.
+type quotaSide struct {
+	ino  Ino
+	attr Attr
+}
+
 // movingUsage is what srcParent/srcName holds (its entry, and for a
-// directory everything under it), checked against the quotas above
-// dstParent that are not above srcParent; nil when no quota is involved.
-func (c *Client) movingUsage(ctx context.Context, srcParent Ino, srcName string, dstParent Ino) (*DirStat, error) {
+// directory everything under it) and, for an exchange, what back (the
+// entry at the destination) holds, checked against the quotas each side
+// enters: a quota above one side only gains what enters it less what
+// leaves it. Both are nil when no quota is involved. The source comes
+// from this client's caches when it has them, else from one Lookup.
+func (c *Client) movingUsage(ctx context.Context, srcParent Ino, srcName string, dstParent Ino, back *quotaSide) (moving, returning *DirStat, err error) {
 	from, quotas, err := c.quotasAbove(ctx, srcParent)
 	if err != nil || len(quotas) == 0 {
-		return nil, err
+		return nil, nil, err
 	}
 	to, _, err := c.quotasAbove(ctx, dstParent)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(from) == 0 && len(to) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	ino, a, err := c.eng.Lookup(ctx, srcParent, srcName)
+	src, ok, err := c.cachedOrLookup(ctx, srcParent, srcName)
+	if err != nil || !ok {
+		return nil, nil, err // a missing source: the rename itself will say so
+	}
+	u, err := c.sideUsage(ctx, src, from, to)
+	if err != nil {
+		return nil, nil, err
+	}
+	var v DirStat
+	if back != nil {
+		if v, err = c.sideUsage(ctx, *back, to, from); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := c.checkQuota(ctx, dstParent, u.Add(negative(v)), from...); err != nil {
+		return nil, nil, err
+	}
+	if back == nil {
+		return &u, nil, nil
+	}
+	if err := c.checkQuota(ctx, srcParent, v.Add(negative(u)), to...); err != nil {
+		return nil, nil, err
+	}
+	return &u, &v, nil
+}
+
+// cachedOrLookup finds parent/name in this client's entry and attribute
+// caches, else with one Lookup; false when it does not exist.
+func (c *Client) cachedOrLookup(ctx context.Context, parent Ino, name string) (quotaSide, bool, error) {
+	if ino, ok := c.entries.get(parent, name); ok && ino != missingEntry {
+		if a, ok := c.attrs.peek(ino); ok {
+			return quotaSide{ino: ino, attr: a}, true, nil
+		}
+	}
+	ino, a, err := c.eng.Lookup(ctx, parent, name)
 	if errors.Is(err, ErrNotFound) {
-		return nil, nil // the rename itself will say so
+		return quotaSide{}, false, nil
 	}
 	if err != nil {
-		return nil, err
+		return quotaSide{}, false, err
 	}
-	u := entryOf(&a)
-	if a.IsDir() && !sameQuotas(from, to) {
-		tree, err := CountTree(ctx, c.eng, ino)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range tree {
-			u = u.Add(d)
-		}
+	return quotaSide{ino: ino, attr: a}, true, nil
+}
+
+// sideUsage is what an entry moving from the quotas from to the quotas
+// to carries: its own entry, and a directory's whole tree when the two
+// differ (within the same quotas a tree's usage does not move).
+func (c *Client) sideUsage(ctx context.Context, side quotaSide, from, to []Ino) (DirStat, error) {
+	u := entryOf(&side.attr)
+	if !side.attr.IsDir() || sameQuotas(from, to) {
+		return u, nil
 	}
-	if err := c.checkQuota(ctx, dstParent, u, from...); err != nil {
-		return nil, err
+	tree, err := c.treeUsage(ctx, side.ino)
+	if err != nil {
+		return DirStat{}, err
 	}
-	return &u, nil
+	return u.Add(tree), nil
 }
 
 func sameQuotas(a, b []Ino) bool {

@@ -1,9 +1,7 @@
 package meta_test
 
 import (
-	"context"
 	"errors"
-	"sync/atomic"
 	"testing"
 
 	"cairn/meta"
@@ -29,17 +27,6 @@ func TestRenameBetweenLinksKeepsTheSource(t *testing.T) {
 			t.Errorf("after a rename between two links, %s is inode %d (%v), want %d", name, got, err, ino)
 		}
 	}
-}
-
-// lookupCounter is a real engine that counts the look-ups that reach it.
-type lookupCounter struct {
-	meta.Engine
-	lookups atomic.Int64
-}
-
-func (e *lookupCounter) Lookup(ctx context.Context, parent meta.Ino, name string) (meta.Ino, meta.Attr, error) {
-	e.lookups.Add(1)
-	return e.Engine.Lookup(ctx, parent, name)
 }
 
 // The names of a directory this client just made are missing but for

@@ -62,8 +62,7 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 	if err != nil {
 		return 0, Attr{}, err
 	}
-	c.remember(ino, a)
-	c.stats.reached(parent, ino, &a)
+	c.noteReached(parent, ino, a)
 	c.nameIs(parent, name, ino, &a)
 	return ino, a, nil
 }
@@ -213,8 +212,7 @@ func (c *Client) Link(ctx context.Context, cred Cred, ino Ino, parent Ino, name 
 	if err := refuseTrashCreate(parent, name); err != nil {
 		return Attr{}, err
 	}
-	linked, _ := c.attrs.peek(ino)
-	if err := c.checkQuota(ctx, parent, entryOf(&linked)); err != nil {
+	if err := c.checkLinkQuota(ctx, parent, ino); err != nil {
 		return Attr{}, err
 	}
 	start := now()
@@ -388,8 +386,7 @@ func (c *Client) Readdir(ctx context.Context, ino Ino, after string, limit int, 
 	if plus {
 		for _, e := range es {
 			if e.Attr != nil {
-				c.remember(e.Ino, *e.Attr)
-				c.stats.reached(ino, e.Ino, e.Attr)
+				c.noteReached(ino, e.Ino, *e.Attr)
 				c.nameIs(ino, e.Name, e.Ino, e.Attr)
 			}
 		}

@@ -3,6 +3,7 @@ package meta
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 )
@@ -17,11 +18,18 @@ const QuotaRefresh = 3 * time.Second
 type quotaState struct {
 	store QuotaStore // nil: no quotas (or no statistics to move them)
 
-	mu      sync.Mutex
-	quotas  map[Ino]Quota
-	readAt  time.Time
-	pending map[Ino]DirStat
-	parents map[Ino]Ino
+	mu       sync.Mutex
+	quotas   map[Ino]Quota // as read, plus what this client wrote since; replaced, never changed in place
+	readAt   time.Time
+	pending  map[Ino]DirStat // usage changes not yet written
+	inFlight map[Ino]DirStat // usage changes being written
+	parents  map[Ino]Ino
+
+	// storeMu orders a flush's write and a read of the quotas: a read
+	// sees a flush whole or not at all, so that what the flush wrote is
+	// added to the records exactly once (by the read, or by the flush to
+	// the records read before it).
+	storeMu sync.Mutex
 }
 
 func newQuotaState(eng Engine, stats *dirStats) *quotaState {
@@ -43,6 +51,8 @@ func (c *Client) currentQuotas(ctx context.Context) (map[Ino]Quota, error) {
 	}
 	q.mu.Unlock()
 	defer c.observe("quotas", now())
+	q.storeMu.Lock()
+	defer q.storeMu.Unlock()
 	m, err := q.store.Quotas(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read the quotas: %w", err)
@@ -99,7 +109,7 @@ func (c *Client) checkQuota(ctx context.Context, dir Ino, d DirStat, except ...I
 	if d.Space <= 0 && d.Inodes <= 0 {
 		return nil
 	}
-	above, quotas, err := c.quotasAbove(ctx, dir)
+	above, _, err := c.quotasAbove(ctx, dir)
 	if err != nil {
 		return err
 	}
@@ -109,8 +119,8 @@ func (c *Client) checkQuota(ctx context.Context, dir Ino, d DirStat, except ...I
 		if contains(except, qd) {
 			continue
 		}
-		q := quotas[qd]
-		used := DirStat{Space: q.Space, Inodes: q.Inodes}.Add(c.quota.pending[qd])
+		q := c.quota.quotas[qd] // the records as they are now, with what was written since
+		used := DirStat{Space: q.Space, Inodes: q.Inodes}.Add(c.quota.unwritten(qd))
 		if q.MaxSpace > 0 && d.Space > 0 && used.Space+d.Space > q.MaxSpace {
 			return fmt.Errorf("%d bytes more in directory %d: %w", d.Space, qd, ErrQuota)
 		}
@@ -119,6 +129,35 @@ func (c *Client) checkQuota(ctx context.Context, dir Ino, d DirStat, except ...I
 		}
 	}
 	return nil
+}
+
+// checkLinkQuota refuses with ErrQuota a hard link of file ino into dir
+// that a quota above dir would not allow, judged on the file's real
+// attributes (read when this client has them not, and only when a quota
+// is above dir).
+func (c *Client) checkLinkQuota(ctx context.Context, dir, ino Ino) error {
+	above, _, err := c.quotasAbove(ctx, dir)
+	if err != nil || len(above) == 0 {
+		return err
+	}
+	a, err := c.GetAttr(ctx, ino)
+	if err != nil {
+		return err
+	}
+	return c.checkQuota(ctx, dir, entryOf(&a))
+}
+
+// treeUsage counts what is under directory dir (dir not included) from
+// its entries.
+func (c *Client) treeUsage(ctx context.Context, dir Ino) (DirStat, error) {
+	return TreeUsage(ctx, c.eng, dir)
+}
+
+// setQuotaParent records that directory dir is now in parent.
+func (c *Client) setQuotaParent(dir, parent Ino) {
+	c.quota.mu.Lock()
+	c.quota.parents[dir] = parent
+	c.quota.mu.Unlock()
 }
 
 func contains(list []Ino, ino Ino) bool {
@@ -153,16 +192,26 @@ func (c *Client) count(ctx context.Context, dir Ino, d DirStat) {
 	c.chargeQuota(ctx, dir, d)
 }
 
-// flushQuotas writes the usage sums in one call; on failure they are kept
-// for the next flush.
+// unwritten is this client's change to quota dir's usage that the
+// records it read do not hold yet. Call with q.mu held.
+func (q *quotaState) unwritten(dir Ino) DirStat {
+	return q.pending[dir].Add(q.inFlight[dir])
+}
+
+// flushQuotas writes the usage sums in one call. While it runs they
+// still count in checks (inFlight); once written they are added to the
+// records this client read before (a read after sees them itself); on
+// failure what was not written is kept for the next flush.
 func (c *Client) flushQuotas(ctx context.Context) error {
 	q := c.quota
 	if q.store == nil {
 		return nil
 	}
+	q.storeMu.Lock()
+	defer q.storeMu.Unlock()
 	q.mu.Lock()
 	deltas := q.pending
-	q.pending = map[Ino]DirStat{}
+	q.pending, q.inFlight = map[Ino]DirStat{}, deltas
 	q.mu.Unlock()
 	if len(deltas) == 0 {
 		return nil
@@ -170,18 +219,31 @@ func (c *Client) flushQuotas(ctx context.Context) error {
 	err := q.store.AddQuotaUsage(ctx, deltas)
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.inFlight = nil
+	written := deltas
 	if err != nil {
-		for d, v := range deltas {
+		left := unwritten(maps.Clone(deltas), err)
+		for d, v := range left {
 			q.pending[d] = q.pending[d].Add(v)
 		}
-		return fmt.Errorf("write quota usage: %w", err)
+		written = map[Ino]DirStat{}
+		for d, v := range deltas {
+			if _, ok := left[d]; !ok {
+				written[d] = v
+			}
+		}
 	}
-	for d, v := range deltas {
-		if rec, ok := q.quotas[d]; ok {
+	records := maps.Clone(q.quotas)
+	for d, v := range written {
+		if rec, ok := records[d]; ok {
 			rec.Space += v.Space
 			rec.Inodes += v.Inodes
-			q.quotas[d] = rec
+			records[d] = rec
 		}
+	}
+	q.quotas = records
+	if err != nil {
+		return fmt.Errorf("write quota usage: %w", err)
 	}
 	return nil
 }
@@ -210,17 +272,16 @@ func (c *Client) QuotaOf(ctx context.Context, dir Ino) (Quota, bool, error) {
 	if c.quota.store == nil {
 		return Quota{}, false, nil
 	}
-	quotas, err := c.currentQuotas(ctx)
-	if err != nil {
+	if _, err := c.currentQuotas(ctx); err != nil {
 		return Quota{}, false, err
 	}
-	q, ok := quotas[dir]
+	c.quota.mu.Lock()
+	q, ok := c.quota.quotas[dir]
+	d := c.quota.unwritten(dir)
+	c.quota.mu.Unlock()
 	if !ok {
 		return Quota{}, false, nil
 	}
-	c.quota.mu.Lock()
-	d := c.quota.pending[dir]
-	c.quota.mu.Unlock()
 	q.Space += d.Space
 	q.Inodes += d.Inodes
 	return q, true, nil

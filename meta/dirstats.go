@@ -1,6 +1,10 @@
 package meta
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+)
 
 // Directory statistics: for every directory, the space and the inodes of
 // the entries directly in it (a subdirectory counts one inode and no
@@ -51,7 +55,12 @@ func (s DirStat) Add(d DirStat) DirStat {
 // Capability) that stores directory statistics. Without it, Client keeps
 // none, and statistics and quotas are refused with ErrNotSupported.
 //
-// All methods are safe for concurrent use; each is one transaction.
+// All methods are safe for concurrent use. Each is one transaction,
+// except on an engine that bounds a transaction's size (etcd): there
+// AddDirStats and SetDirStats may write in several, and a call that
+// failed after some were written says which directories were with a
+// *PartialWrite, so that a caller retrying the rest never adds a change
+// twice.
 type DirStatStore interface {
 	// AddDirStats adds each delta to its directory's statistics (a
 	// directory without any starts from zero), then forgets the
@@ -66,4 +75,30 @@ type DirStatStore interface {
 	SetDirStats(ctx context.Context, stats map[Ino]DirStat, removed []Ino) error
 	// AllDirStats lists every directory that has statistics.
 	AllDirStats(ctx context.Context) (map[Ino]DirStat, error)
+}
+
+// PartialWrite is the error of an AddDirStats, SetDirStats or
+// AddQuotaUsage that wrote the changes of the directories in Written
+// before it failed with Err: retry only the others.
+type PartialWrite struct {
+	Written []Ino
+	Err     error
+}
+
+func (p *PartialWrite) Error() string {
+	return fmt.Sprintf("%v (after the changes of %d directories were written)", p.Err, len(p.Written))
+}
+
+func (p *PartialWrite) Unwrap() error { return p.Err }
+
+// unwritten removes from deltas the directories err says were written
+// (see PartialWrite) and returns what is left to retry.
+func unwritten(deltas map[Ino]DirStat, err error) map[Ino]DirStat {
+	var partial *PartialWrite
+	if errors.As(err, &partial) {
+		for _, dir := range partial.Written {
+			delete(deltas, dir)
+		}
+	}
+	return deltas
 }

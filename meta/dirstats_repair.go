@@ -19,29 +19,41 @@ type DirStatsRepair struct {
 // client's unflushed sums written after it count twice. A no-op on an
 // engine without statistics.
 func RepairDirStats(ctx context.Context, e Engine, dir Ino) (DirStatsRepair, error) {
+	if _, ok := Capability[DirStatStore](e); !ok {
+		return DirStatsRepair{}, nil
+	}
+	tree, err := CountTree(ctx, e, dir)
+	if err != nil {
+		return DirStatsRepair{}, err
+	}
+	return writeCount(ctx, e, tree)
+}
+
+// writeCount writes what tree counted where it differs from what is
+// recorded: every directory's statistics, and the usage of every quota
+// on a directory of the tree, all from the one count; from the root it
+// also forgets the statistics of directories no longer in the tree. It
+// is where fsck --repair and quota check --repair write.
+func writeCount(ctx context.Context, e Engine, tree *TreeCount) (DirStatsRepair, error) {
 	var done DirStatsRepair
 	stats, ok := Capability[DirStatStore](e)
 	if !ok {
 		return done, nil
-	}
-	tree, err := CountTree(ctx, e, dir)
-	if err != nil {
-		return done, err
 	}
 	all, err := stats.AllDirStats(ctx)
 	if err != nil {
 		return done, err
 	}
 	wrong := map[Ino]DirStat{}
-	for d, want := range tree {
+	for d, want := range tree.Stats {
 		if all[d] != want {
 			wrong[d] = want
 		}
 	}
 	var gone []Ino
-	if dir == RootIno {
+	if tree.Root == RootIno {
 		for d := range all {
-			if _, ok := tree[d]; !ok {
+			if _, ok := tree.Stats[d]; !ok {
 				gone = append(gone, d)
 			}
 		}
@@ -59,22 +71,18 @@ func RepairDirStats(ctx context.Context, e Engine, dir Ino) (DirStatsRepair, err
 	if err != nil {
 		return done, err
 	}
+	_, store, _ := quotaStores(e)
+	usage := tree.Usage()
 	for qd, q := range quotas {
-		if _, in := tree[qd]; !in {
+		counted, in := usage[qd]
+		if !in || (q.Space == counted.Space && q.Inodes == counted.Inodes) {
 			continue
 		}
-		recorded, counted, err := CheckQuota(ctx, e, qd, false)
-		if err != nil {
+		q.Space, q.Inodes = counted.Space, counted.Inodes
+		if err := store.SetQuota(ctx, qd, q); err != nil {
 			return done, err
 		}
-		if recorded.Space != counted.Space || recorded.Inodes != counted.Inodes {
-			q.Space, q.Inodes = counted.Space, counted.Inodes
-			_, store, _ := quotaStores(e)
-			if err := store.SetQuota(ctx, qd, q); err != nil {
-				return done, err
-			}
-			done.Quotas++
-		}
+		done.Quotas++
 	}
 	return done, nil
 }

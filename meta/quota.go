@@ -46,7 +46,9 @@ type Quota struct {
 // DirStatStore for quotas; without them the quota commands are refused
 // with ErrNotSupported.
 //
-// All methods are safe for concurrent use; each is one transaction.
+// All methods are safe for concurrent use; each is one transaction, but
+// AddQuotaUsage may be several where DirStatStore's methods may (and
+// then says what it wrote with a *PartialWrite).
 type QuotaStore interface {
 	// SetQuota creates or replaces dir's quota record, limits and usage.
 	SetQuota(ctx context.Context, dir Ino, q Quota) error

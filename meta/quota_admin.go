@@ -17,17 +17,13 @@ func quotaStores(e Engine) (DirStatStore, QuotaStore, error) {
 }
 
 // TreeUsage counts the space and inodes under directory dir (dir itself
-// not included) from its entries, with every directory's full count.
-func TreeUsage(ctx context.Context, e Engine, dir Ino) (DirStat, map[Ino]DirStat, error) {
+// not included) from its entries.
+func TreeUsage(ctx context.Context, e Engine, dir Ino) (DirStat, error) {
 	tree, err := CountTree(ctx, e, dir)
 	if err != nil {
-		return DirStat{}, nil, err
+		return DirStat{}, err
 	}
-	var sum DirStat
-	for _, d := range tree {
-		sum = sum.Add(d)
-	}
-	return sum, tree, nil
+	return tree.Total(), nil
 }
 
 // SetQuota sets the limits of directory dir's quota (zero: no limit).
@@ -51,7 +47,7 @@ func SetQuota(ctx context.Context, e Engine, dir Ino, maxSpace, maxInodes int64)
 	}
 	q, ok := all[dir]
 	if !ok {
-		used, _, err := TreeUsage(ctx, e, dir)
+		used, err := TreeUsage(ctx, e, dir)
 		if err != nil {
 			return Quota{}, err
 		}
@@ -93,32 +89,23 @@ func DeleteQuota(ctx context.Context, e Engine, dir Ino) error {
 }
 
 // CheckQuota counts the tree under directory dir in full and returns the
-// quota as recorded and the usage counted. With repair it writes the
-// counted usage into the quota, and every directory's counted statistics.
+// quota as recorded and the usage counted. With repair it writes what
+// the count found wrong: the usage of the quota and of the quotas nested
+// in its tree, and every directory's statistics (writeCount).
 func CheckQuota(ctx context.Context, e Engine, dir Ino, repair bool) (recorded Quota, counted DirStat, err error) {
-	stats, store, err := quotaStores(e)
-	if err != nil {
-		return Quota{}, DirStat{}, err
-	}
 	if recorded, err = GetQuota(ctx, e, dir); err != nil {
 		return Quota{}, DirStat{}, err
 	}
-	counted, tree, err := TreeUsage(ctx, e, dir)
+	tree, err := CountTree(ctx, e, dir)
 	if err != nil {
 		return Quota{}, DirStat{}, err
 	}
-	if !repair {
-		return recorded, counted, nil
+	if repair {
+		if _, err := writeCount(ctx, e, tree); err != nil {
+			return Quota{}, DirStat{}, err
+		}
 	}
-	if err := stats.SetDirStats(ctx, tree, nil); err != nil {
-		return Quota{}, DirStat{}, err
-	}
-	fixed := recorded
-	fixed.Space, fixed.Inodes = counted.Space, counted.Inodes
-	if err := store.SetQuota(ctx, dir, fixed); err != nil {
-		return Quota{}, DirStat{}, err
-	}
-	return recorded, counted, nil
+	return recorded, tree.Total(), nil
 }
 
 // SetQuota sets a quota as SetQuota does, after writing this client's

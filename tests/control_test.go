@@ -66,7 +66,7 @@ func TestControlChannel(t *testing.T) {
 		t.Fatalf("info of frag: inode %d (stat says %d), chunks %+v; want 10 fsynced writes in several slices", info.Ino, st.Ino, info.Chunks)
 	}
 	var sum summaryJSON
-	must(t, json.Unmarshal([]byte(cairnOK(t, "summary", v.path("d"))), &sum), "decode summary")
+	must(t, json.Unmarshal([]byte(cairnOK(t, "summary", v.path("d"), "--count")), &sum), "decode summary")
 	if sum.Files != 2 || sum.Directories != 2 || sum.Size != uint64(len(a)+len(b)) {
 		t.Errorf("summary of d: %+v, want 2 files, 2 directories, %d bytes", sum, len(a)+len(b))
 	}
@@ -118,6 +118,10 @@ func TestControlChannel(t *testing.T) {
 		t.Errorf("a refused clone left pub/stolen: %v", err)
 	}
 	wantUserError(t, nobodyRun("summary", v.path("private")), "permission denied")
+	// From the statistics too, a directory the caller may not list stops
+	// the summary, although its entries are not read.
+	must(t, os.Mkdir(v.path("pub", "closed"), 0o700), "mkdir pub/closed")
+	wantUserError(t, nobodyRun("summary", v.path("pub")), "permission denied")
 	wantUserError(t, nobodyRun("compact", v.path("secret")), "permission denied")
 	wantUserError(t, nobodyRun("warmup", v.path("secret")), "permission denied")
 	wantUserError(t, nobodyRun("warmup", v.path("private")), "permission denied")

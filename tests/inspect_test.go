@@ -34,11 +34,15 @@ type infoJSON struct {
 
 type summaryJSON struct {
 	Size        uint64 `json:"size"`
+	Space       uint64 `json:"space"`
 	Files       uint64 `json:"files"`
 	Directories uint64 `json:"directories"`
+	Source      string `json:"source"`
+	Counted     uint64 `json:"counted_directories"`
 	Biggest     []struct {
 		Name  string `json:"name"`
 		Size  uint64 `json:"size"`
+		Space uint64 `json:"space"`
 		Files uint64 `json:"files"`
 	} `json:"biggest"`
 }
@@ -132,16 +136,16 @@ func TestInfoAndSummary(t *testing.T) {
 	}
 
 	var sum summaryJSON
-	v.inspectOK(t, &sum, "summary", v.dir, "--top", "2", "--threads", "2")
+	v.inspectOK(t, &sum, "summary", v.dir, "--top", "2", "--threads", "2", "--count")
 	wantSize := uint64(len(big) + 1000 + 2000)
-	if sum.Size != wantSize || sum.Files != 5 || sum.Directories != 3 {
+	if sum.Size != wantSize || sum.Files != 5 || sum.Directories != 3 || sum.Source != "count" {
 		t.Errorf("summary of the volume: %+v, want %d bytes, 5 files (symlink included), 3 directories", sum, wantSize)
 	}
 	if len(sum.Biggest) != 2 || sum.Biggest[0].Name != "big" || sum.Biggest[1].Name != "d" || sum.Biggest[1].Files != 3 || sum.Biggest[1].Size != 3000 {
 		t.Errorf("biggest entries: %+v, want big, then d with 3 files of 3000 bytes", sum.Biggest)
 	}
 	sum = summaryJSON{}
-	v.inspectOK(t, &sum, "summary", v.path("d", "sub"))
+	v.inspectOK(t, &sum, "summary", v.path("d", "sub"), "--count")
 	if sum.Size != 2000 || sum.Files != 2 || sum.Directories != 1 {
 		t.Errorf("summary of d/sub: %+v", sum)
 	}

@@ -22,12 +22,13 @@ type summaryOutput struct {
 func summaryCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:     "summary PATH",
-		Short:   "size, files and directories of a tree and its biggest entries, read from the engine by the mount's process, as JSON",
-		Example: "  cairn summary /mnt/vol\n  cairn summary /mnt/vol/projects --top 20 --threads 32",
+		Short:   "space, files and directories of a tree and its biggest entries, from the directory statistics (or counted) by the mount's process, as JSON",
+		Example: "  cairn summary /mnt/vol\n  cairn summary /mnt/vol/projects --top 20 --threads 32\n  cairn summary /mnt/vol/projects --count",
 		Args:    exactArgs(1),
 	}
 	fs := c.Flags()
 	top := fs.Int("top", 10, "how many of the biggest entries directly under PATH to list")
+	count := fs.Bool("count", false, "read every directory's entries even where the engine keeps directory statistics: exact lengths (size), at the cost of a full walk")
 	threads := new(int)
 	threadsFlag(fs, threads, 16, "directories read at once")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
@@ -40,12 +41,12 @@ func summaryCommand() *cobra.Command {
 		}
 		bar := newStatusLine()
 		report := func(s inspect.Summary) {
-			bar.show("summary %s: %d files, %d directories, %s", pos[0], s.Files, s.Directories, humanBytes(s.Size))
+			bar.show("summary %s: %d files, %d directories, %s", pos[0], s.Files, s.Directories, humanBytes(s.Space))
 		}
 		var s inspect.Summary
 		if t.Control != "" {
 			var raw json.RawMessage
-			req := control.Request{Op: control.OpSummary, Shown: pos[0], Top: *top, Threads: *threads}
+			req := control.Request{Op: control.OpSummary, Shown: pos[0], Top: *top, Threads: *threads, Count: *count}
 			raw, err = callMount(t, req, func(raw json.RawMessage) {
 				var s inspect.Summary
 				if json.Unmarshal(raw, &s) == nil {
@@ -56,7 +57,7 @@ func summaryCommand() *cobra.Command {
 				err = json.Unmarshal(raw, &s)
 			}
 		} else {
-			s, err = summaryBeside(t, *top, *threads, report)
+			s, err = summaryBeside(t, inspect.SummaryOptions{Top: *top, Workers: *threads, Count: *count, Report: report})
 			if err != nil {
 				err = fmt.Errorf("%s: %w", pos[0], err)
 			}
@@ -74,12 +75,12 @@ func summaryCommand() *cobra.Command {
 
 // summaryBeside summarizes t, on a mount without a control channel,
 // through the engine opened beside the mount.
-func summaryBeside(t inspect.Target, top, threads int, report func(inspect.Summary)) (inspect.Summary, error) {
+func summaryBeside(t inspect.Target, opt inspect.SummaryOptions) (inspect.Summary, error) {
 	ctx := context.Background()
 	vol, err := openMounted(ctx, t, "summary")
 	if err != nil {
 		return inspect.Summary{}, err
 	}
 	defer vol.Close(ctx)
-	return inspect.Summarize(ctx, vol.Engine, t.Ino, top, threads, report)
+	return inspect.Summarize(ctx, vol.Engine, t.Ino, opt)
 }

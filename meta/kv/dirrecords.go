@@ -13,19 +13,25 @@ import (
 
 // inDirBatches calls fn, each call in a transaction of its own, with the
 // keys of m in ascending order, at most n at a time: each batch is
-// atomic, the whole is not.
+// atomic, the whole is not, and a failure after some batches were
+// written says which with a *meta.PartialWrite.
 func inDirBatches[T any](ctx context.Context, e *Engine, m map[meta.Ino]T, n int, fn func(t *txn, batch []meta.Ino) error) error {
 	dirs := make([]meta.Ino, 0, len(m))
 	for dir := range m {
 		dirs = append(dirs, dir)
 	}
 	slices.Sort(dirs)
+	var written []meta.Ino
 	for len(dirs) > 0 {
 		batch := dirs[:min(len(dirs), n)]
 		dirs = dirs[len(batch):]
 		if err := e.txn(ctx, func(t *txn) error { return fn(t, batch) }); err != nil {
+			if len(written) > 0 {
+				return &meta.PartialWrite{Written: written, Err: err}
+			}
 			return err
 		}
+		written = append(written, batch...)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package kv
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"cairn/meta"
 )
@@ -72,7 +74,12 @@ func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.Dir
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("forget directory statistics: %w", err)
+			err = fmt.Errorf("forget directory statistics: %w", err)
+			if len(stats) == 0 {
+				return err
+			}
+			// The changes are written; only the forgetting is to retry.
+			return &meta.PartialWrite{Written: slices.Collect(maps.Keys(stats)), Err: err}
 		}
 	}
 	return nil

@@ -77,7 +77,7 @@ func (x *env) checkStats(when string) {
 	x.must(err, "CountTree")
 	all, err := x.dirStatStore().AllDirStats(x.ctx)
 	x.must(err, "AllDirStats")
-	x.sameStats(when, all, count)
+	x.sameStats(when, all, count.Stats)
 }
 
 // A mix of creates, writes, truncates, renames across directories (of

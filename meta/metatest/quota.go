@@ -13,6 +13,10 @@ func quotaTests() []test {
 		{"Quota/Nest", testQuotaNest},
 		{"Quota/Rename", testQuotaRename},
 		{"Quota/Check", testQuotaCheck},
+		{"Quota/Exchange", testQuotaExchange},
+		{"Quota/LinkUncached", testQuotaLinkUncached},
+		{"Quota/Clone", testQuotaClone},
+		{"Quota/RepairNested", testQuotaRepairNested},
 	}
 }
 
