@@ -41,6 +41,10 @@ func OpenBadger(dir string, o BadgerOptions) (*BadgerStore, error) {
 		WithBlockCacheSize(32 << 20).
 		WithIndexCacheSize(16 << 20).
 		WithValueLogFileSize(256 << 20)
+	// Tables of one size at every level (2 MiB, the base size): a load's
+	// StreamWriter builds tables of the deepest level's size, 64 MiB by
+	// default, each in a buffer twice that size.
+	opts.TableSizeMultiplier = 1
 	db, err := badger.Open(opts)
 	if err != nil {
 		lock.release()

@@ -269,6 +269,9 @@ func (b *batch) sync() error {
 }
 
 func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
+	if l, ok := e.store.(sortedLoader); ok {
+		return e.restoreSorted(ctx, r, l)
+	}
 	limit := 2048
 	if l, ok := e.store.(batchLimiter); ok {
 		limit = l.maxWrites()
@@ -293,23 +296,11 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 		if err := tally.Record(rec, firstRef); err != nil {
 			return err
 		}
-		switch rec.Kind {
-		case meta.DumpInode:
-			err = out.put(k.attr(rec.Ino), encodeAttr(&rec.Attr))
-		case meta.DumpEntry:
-			err = out.put(k.entry(rec.Ino, rec.Name), encodeEntry(rec.Type, rec.Child))
-		case meta.DumpSymlink:
-			err = out.put(k.symlink(rec.Ino), []byte(rec.Target))
-		case meta.DumpXattr:
-			err = out.put(k.xattr(rec.Ino, rec.Name), encodeXattr(rec.Value))
-		case meta.DumpChunk:
-			err = out.put(k.chunk(rec.Ino, rec.Index), meta.EncodeSliceRecords(rec.Slices))
-		case meta.DumpDeadSlice:
-			err = out.put(k.dead(rec.Slice.ID), u32(rec.Slice.Size))
-		default:
-			err = fmt.Errorf("unknown dump record kind %d", rec.Kind)
-		}
+		key, value, err := k.recordPair(rec)
 		if err != nil {
+			return err
+		}
+		if err := out.put(key, value); err != nil {
 			return err
 		}
 	}
@@ -317,9 +308,35 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 	if err != nil {
 		return err
 	}
-	total := tally.Usage()
+	return e.restoreSettings(out, r.Header(), tally.Usage())
+}
+
+// recordPair is the key and value a load writes for rec.
+func (k keys) recordPair(rec *meta.DumpRecord) (key, value []byte, err error) {
+	switch rec.Kind {
+	case meta.DumpInode:
+		return k.attr(rec.Ino), encodeAttr(&rec.Attr), nil
+	case meta.DumpEntry:
+		return k.entry(rec.Ino, rec.Name), encodeEntry(rec.Type, rec.Child), nil
+	case meta.DumpSymlink:
+		return k.symlink(rec.Ino), []byte(rec.Target), nil
+	case meta.DumpXattr:
+		return k.xattr(rec.Ino, rec.Name), encodeXattr(rec.Value), nil
+	case meta.DumpChunk:
+		return k.chunk(rec.Ino, rec.Index), meta.EncodeSliceRecords(rec.Slices), nil
+	case meta.DumpDeadSlice:
+		return k.dead(rec.Slice.ID), u32(rec.Slice.Size), nil
+	}
+	return nil, nil, fmt.Errorf("unknown dump record kind %d", rec.Kind)
+}
+
+// restoreSettings writes, once everything else is durable, the usage and
+// counters, and then the volume's settings: until they are written the
+// database holds no volume, so a load interrupted before never leaves one
+// that mounts.
+func (e *Engine) restoreSettings(out *batch, h meta.DumpHeader, total meta.Usage) error {
+	k := e.k
 	usage := usageDelta{space: int64(total.Space), inodes: int64(total.Inodes)}
-	h := r.Header()
 	if h.Format.Version > meta.FormatVersion {
 		return fmt.Errorf("the dump's volume has format version %d, newer than this cairn understands (%d): upgrade cairn", h.Format.Version, meta.FormatVersion)
 	}

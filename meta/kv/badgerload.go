@@ -1,0 +1,117 @@
+package kv
+
+import (
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/pb"
+	"github.com/dgraph-io/ristretto/v2/z"
+
+	"cairn/meta"
+)
+
+// sortedLoader is a store that takes a load's keys in key order and
+// writes them without transactions, straight into its files (Badger's
+// StreamWriter): much faster than transactions, and free of the
+// compactions that keys in no order cause.
+type sortedLoader interface {
+	// sortDir is a directory on the store's disk for the load's sort runs.
+	sortDir() string
+	// loadSorted writes the pairs of every family, each family yielding
+	// its keys in increasing order and the families' keys not
+	// interleaving. It refuses a store that holds any key. On failure it
+	// drops what it wrote; a load killed midway leaves keys that no
+	// volume's settings name.
+	loadSorted(families []pairFamily) error
+}
+
+// pairFamily calls yield for each pair of one family of keys, in key
+// order. yield does not keep the slices.
+type pairFamily func(yield func(key, value []byte) error) error
+
+var _ sortedLoader = (*BadgerStore)(nil)
+
+func (s *BadgerStore) sortDir() string { return s.db.Opts().Dir }
+
+// streamBatchBytes is how much a load hands the StreamWriter at once.
+const streamBatchBytes = 4 << 20
+
+func (s *BadgerStore) loadSorted(families []pairFamily) error {
+	if err := s.checkEmpty(); err != nil {
+		return err
+	}
+	w := s.db.NewStreamWriter()
+	// Prepare drops what the database holds (nothing, as checked) and
+	// stops its writes and compactions until Flush or Cancel.
+	if err := w.Prepare(); err != nil {
+		w.Cancel()
+		return fmt.Errorf("badger stream writer: %w", err)
+	}
+	if err := s.streamFamilies(w, families); err != nil {
+		w.Cancel()
+		if derr := s.db.DropAll(); derr != nil {
+			return fmt.Errorf("%w (and dropping what was written failed: %v)", err, derr)
+		}
+		return err
+	}
+	if err := w.Flush(); err != nil {
+		if derr := s.db.DropAll(); derr != nil {
+			return fmt.Errorf("badger stream writer: %w (and dropping what was written failed: %v)", err, derr)
+		}
+		return fmt.Errorf("badger stream writer: %w", err)
+	}
+	return nil
+}
+
+// checkEmpty fails unless the database holds no key at all: Prepare would
+// drop them.
+func (s *BadgerStore) checkEmpty() error {
+	return s.db.View(func(txn *badger.Txn) error {
+		opts := badger.DefaultIteratorOptions
+		opts.PrefetchValues = false
+		it := txn.NewIterator(opts)
+		defer it.Close()
+		it.Rewind()
+		if it.Valid() {
+			return meta.ErrDatabaseNotEmpty
+		}
+		return nil
+	})
+}
+
+// streamFamilies writes each family as one stream of w, and closes it.
+func (s *BadgerStore) streamFamilies(w *badger.StreamWriter, families []pairFamily) error {
+	buf := z.NewBuffer(2*streamBatchBytes, "cairn.load")
+	defer buf.Release()
+	send := func() error {
+		if buf.LenNoPadding() == 0 {
+			return nil
+		}
+		err := w.Write(buf)
+		buf.Reset()
+		if err != nil {
+			return fmt.Errorf("badger stream writer: %w", err)
+		}
+		return nil
+	}
+	for i, family := range families {
+		stream := uint32(i + 1)
+		err := family(func(key, value []byte) error {
+			// The StreamWriter copies values, and keys as it decodes them.
+			badger.KVToBuffer(&pb.KV{Key: key, Value: value, Version: 1, StreamId: stream}, buf)
+			if buf.LenNoPadding() >= streamBatchBytes {
+				return send()
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// Closing the stream builds its last table and frees its builder.
+		badger.KVToBuffer(&pb.KV{StreamId: stream, StreamDone: true}, buf)
+		if err := send(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,329 @@
+package kv
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// pairSorter puts key/value pairs that arrive in any order, more of them
+// than memory holds, into key order (an external merge sort). It keeps up
+// to bufferBytes of pairs in memory; when they fill it, it sorts them and
+// writes them to a run file in dir (appended to the previous run when they
+// all sort after it, so that pairs arriving in order make one run), and
+// each then merges the runs. Of pairs with equal keys, the one added last
+// wins. Run files are unlinked as soon as they are created, so that a
+// killed load leaves none behind. A pairSorter is used by one goroutine.
+type pairSorter struct {
+	dir         string
+	bufferBytes int
+	arena       []byte     // keys and values of the buffered pairs
+	pairs       []pairSpan // in the order added
+	runs        []*sortRun
+}
+
+// pairSpan locates one buffered pair in the arena.
+type pairSpan struct {
+	start            uint32
+	keyLen, valueLen uint32
+}
+
+func (p pairSpan) key(arena []byte) []byte {
+	return arena[p.start : p.start+p.keyLen]
+}
+
+func (p pairSpan) value(arena []byte) []byte {
+	end := p.start + p.keyLen + p.valueLen
+	return arena[p.start+p.keyLen : end]
+}
+
+// sortRun is one sorted run file, and the last key written to it.
+type sortRun struct {
+	file    *os.File
+	out     *bufio.Writer
+	lastKey []byte
+}
+
+// maxMergeRuns bounds how many runs one merge reads at once (each with a
+// read buffer); beyond it, runs are first merged into one.
+const maxMergeRuns = 64
+
+// runBufferBytes is the read and write buffer of one run file.
+const runBufferBytes = 64 << 10
+
+func newPairSorter(dir string, bufferBytes int) *pairSorter {
+	return &pairSorter{dir: dir, bufferBytes: bufferBytes}
+}
+
+// add buffers a copy of key and value.
+func (s *pairSorter) add(key, value []byte) error {
+	if s.arena == nil {
+		// Allocated once at its full size: grown by append, it would
+		// leave the smaller arrays behind for the collector.
+		s.arena = make([]byte, 0, s.bufferBytes)
+	}
+	if n := len(key) + len(value); len(s.arena)+n > cap(s.arena) && len(s.pairs) > 0 {
+		if err := s.spill(); err != nil {
+			return err
+		}
+	}
+	start := len(s.arena)
+	s.arena = append(append(s.arena, key...), value...)
+	s.pairs = append(s.pairs, pairSpan{start: uint32(start), keyLen: uint32(len(key)), valueLen: uint32(len(value))})
+	return nil
+}
+
+// sorted sorts the buffered pairs and drops all but the last of equal keys.
+func (s *pairSorter) sorted() []pairSpan {
+	slices.SortStableFunc(s.pairs, func(a, b pairSpan) int {
+		return bytes.Compare(a.key(s.arena), b.key(s.arena))
+	})
+	out := s.pairs[:0]
+	for i, p := range s.pairs {
+		if i+1 < len(s.pairs) && bytes.Equal(p.key(s.arena), s.pairs[i+1].key(s.arena)) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// spill writes the buffered pairs, sorted, to a run.
+func (s *pairSorter) spill() error {
+	pairs := s.sorted()
+	if len(pairs) == 0 {
+		return nil
+	}
+	var run *sortRun
+	if n := len(s.runs); n > 0 && bytes.Compare(pairs[0].key(s.arena), s.runs[n-1].lastKey) > 0 {
+		run = s.runs[n-1]
+	} else {
+		var err error
+		if run, err = s.newRun(); err != nil {
+			return err
+		}
+	}
+	for _, p := range pairs {
+		if err := run.write(p.key(s.arena), p.value(s.arena)); err != nil {
+			return err
+		}
+	}
+	run.lastKey = append(run.lastKey[:0], pairs[len(pairs)-1].key(s.arena)...)
+	s.arena, s.pairs = s.arena[:0], s.pairs[:0]
+	if len(s.runs) > maxMergeRuns {
+		return s.mergeRuns()
+	}
+	return nil
+}
+
+func (s *pairSorter) newRun() (*sortRun, error) {
+	f, err := os.CreateTemp(s.dir, "load-sort-*")
+	if err != nil {
+		return nil, fmt.Errorf("sort the load's keys: %w", err)
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sort the load's keys: %w", err)
+	}
+	run := &sortRun{file: f, out: bufio.NewWriterSize(f, runBufferBytes)}
+	s.runs = append(s.runs, run)
+	return run, nil
+}
+
+func (r *sortRun) write(key, value []byte) error {
+	var head [2 * binary.MaxVarintLen64]byte
+	n := binary.PutUvarint(head[:], uint64(len(key)))
+	n += binary.PutUvarint(head[n:], uint64(len(value)))
+	r.out.Write(head[:n])
+	r.out.Write(key)
+	_, err := r.out.Write(value)
+	if err != nil {
+		return fmt.Errorf("sort the load's keys: %w", err)
+	}
+	return nil
+}
+
+// mergeRuns merges every run written so far into one new run.
+func (s *pairSorter) mergeRuns() error {
+	old := s.runs
+	s.runs = nil
+	run, err := s.newRun()
+	if err != nil {
+		return err
+	}
+	err = mergeSortRuns(old, nil, func(key, value []byte) error {
+		run.lastKey = append(run.lastKey[:0], key...)
+		return run.write(key, value)
+	})
+	for _, r := range old {
+		r.file.Close()
+	}
+	return err
+}
+
+// each calls fn for every pair added, in key order, once per key. fn must
+// not keep key or value.
+func (s *pairSorter) each(fn func(key, value []byte) error) error {
+	last := s.sorted()
+	if len(s.runs) == 0 {
+		for _, p := range last {
+			if err := fn(p.key(s.arena), p.value(s.arena)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return mergeSortRuns(s.runs, &memoryRun{arena: s.arena, pairs: last}, fn)
+}
+
+// close releases the runs.
+func (s *pairSorter) close() {
+	for _, r := range s.runs {
+		r.file.Close()
+	}
+	s.runs, s.arena, s.pairs = nil, nil, nil
+}
+
+// pairSource yields the pairs of one sorted run.
+type pairSource interface {
+	// next returns the next pair, or io.EOF. The slices stay valid until
+	// the following call.
+	next() (key, value []byte, err error)
+}
+
+// memoryRun is the sorted pairs still in memory.
+type memoryRun struct {
+	arena []byte
+	pairs []pairSpan
+}
+
+func (m *memoryRun) next() ([]byte, []byte, error) {
+	if len(m.pairs) == 0 {
+		return nil, nil, io.EOF
+	}
+	p := m.pairs[0]
+	m.pairs = m.pairs[1:]
+	return p.key(m.arena), p.value(m.arena), nil
+}
+
+// fileRun reads a run file back.
+type fileRun struct {
+	in  *bufio.Reader
+	buf []byte
+}
+
+func (r *fileRun) next() ([]byte, []byte, error) {
+	keyLen, err := binary.ReadUvarint(r.in)
+	if err != nil {
+		return nil, nil, err // io.EOF at the end of the run
+	}
+	valueLen, err := binary.ReadUvarint(r.in)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sort the load's keys: read a run: %w", err)
+	}
+	n := int(keyLen + valueLen)
+	if cap(r.buf) < n {
+		r.buf = make([]byte, n)
+	}
+	r.buf = r.buf[:n]
+	if _, err := io.ReadFull(r.in, r.buf); err != nil {
+		return nil, nil, fmt.Errorf("sort the load's keys: read a run: %w", err)
+	}
+	return r.buf[:keyLen], r.buf[keyLen:], nil
+}
+
+// mergeSortRuns calls fn for the pairs of runs, then newest (which may be
+// nil), in key order; of equal keys, the pair of the later run wins.
+func mergeSortRuns(runs []*sortRun, newest pairSource, fn func(key, value []byte) error) error {
+	var sources []pairSource
+	for _, r := range runs {
+		if err := r.out.Flush(); err != nil {
+			return fmt.Errorf("sort the load's keys: %w", err)
+		}
+		if _, err := r.file.Seek(0, io.SeekStart); err != nil {
+			return fmt.Errorf("sort the load's keys: %w", err)
+		}
+		sources = append(sources, &fileRun{in: bufio.NewReaderSize(r.file, runBufferBytes)})
+	}
+	if newest != nil {
+		sources = append(sources, newest)
+	}
+	h := &mergeHeap{}
+	for i, src := range sources {
+		if err := h.pull(src, i); err != nil {
+			return err
+		}
+	}
+	heap.Init(h)
+	for h.Len() > 0 {
+		top := heap.Pop(h).(mergeHead)
+		// Equal keys pop in the order of their runs, and the later run
+		// wins: skip this pair if the next one has its key.
+		if h.Len() == 0 || !bytes.Equal(h.heads[0].key, top.key) {
+			if err := fn(top.key, top.value); err != nil {
+				return err
+			}
+		}
+		if err := h.pushNext(top); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeHead is the current pair of one source of a merge.
+type mergeHead struct {
+	key, value []byte
+	src        pairSource
+	rank       int // the source's place in time: later wins
+}
+
+type mergeHeap struct{ heads []mergeHead }
+
+func (h *mergeHeap) Len() int { return len(h.heads) }
+func (h *mergeHeap) Less(i, j int) bool {
+	if c := bytes.Compare(h.heads[i].key, h.heads[j].key); c != 0 {
+		return c < 0
+	}
+	return h.heads[i].rank < h.heads[j].rank
+}
+func (h *mergeHeap) Swap(i, j int) { h.heads[i], h.heads[j] = h.heads[j], h.heads[i] }
+func (h *mergeHeap) Push(x any)    { h.heads = append(h.heads, x.(mergeHead)) }
+func (h *mergeHeap) Pop() any {
+	last := h.heads[len(h.heads)-1]
+	h.heads = h.heads[:len(h.heads)-1]
+	return last
+}
+
+// pull appends src's first pair, if any (before heap.Init).
+func (h *mergeHeap) pull(src pairSource, rank int) error {
+	key, value, err := src.next()
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	h.heads = append(h.heads, mergeHead{key: key, value: value, src: src, rank: rank})
+	return nil
+}
+
+// pushNext puts the next pair of head's source on the heap, if any.
+func (h *mergeHeap) pushNext(head mergeHead) error {
+	key, value, err := head.src.next()
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	head.key, head.value = key, value
+	heap.Push(h, head)
+	return nil
+}

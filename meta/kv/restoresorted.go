@@ -1,0 +1,73 @@
+package kv
+
+import (
+	"context"
+	"io"
+
+	"cairn/meta"
+)
+
+// The memory a sorted load buffers before it writes a run, per family of
+// keys: inode keys (attributes, entries, chunks, xattrs, symlinks), slice
+// references and dead slices.
+const (
+	sortInodeBytes = 16 << 20
+	sortRefBytes   = 4 << 20
+	sortDeadBytes  = 1 << 20
+)
+
+// restoreSorted is restore for a store that takes its keys in order. A
+// dump's records come in any order (by table from SQL, in key order from
+// kv), so it reads the whole dump first, sorting each family of keys in
+// bounded memory (runs on the store's disk). A dump the reader refuses
+// therefore changes nothing at all. Then the store writes the families,
+// and transactions the usage, the counters and, last, the settings.
+func (e *Engine) restoreSorted(ctx context.Context, r meta.DumpReader, l sortedLoader) error {
+	k := e.k
+	inodes := newPairSorter(l.sortDir(), sortInodeBytes)
+	defer inodes.close()
+	refs := newPairSorter(l.sortDir(), sortRefBytes)
+	defer refs.close()
+	dead := newPairSorter(l.sortDir(), sortDeadBytes)
+	defer dead.close()
+	tally := meta.NewRestoreTally()
+	one := u64(1)
+	firstRef := func(s meta.Slice) error { return refs.add(k.ref(s.ID), one) }
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		if err := tally.Record(rec, firstRef); err != nil {
+			return err
+		}
+		key, value, err := k.recordPair(rec)
+		if err != nil {
+			return err
+		}
+		family := inodes
+		if rec.Kind == meta.DumpDeadSlice {
+			family = dead
+		}
+		if err := family.add(key, value); err != nil {
+			return err
+		}
+	}
+	// A shared slice's count replaces the first reference's 1: of equal
+	// keys the sorter keeps the last.
+	err := tally.Shared(func(s meta.SharedSlice) error { return refs.add(k.ref(s.ID), u64(s.Refs)) })
+	if err != nil {
+		return err
+	}
+	// The families in key order of their tags (A, R, Z) so that no two
+	// interleave.
+	if err := l.loadSorted([]pairFamily{inodes.each, refs.each, dead.each}); err != nil {
+		return err
+	}
+	out := &batch{ctx: ctx, store: e.store, limit: 64, parallel: 1}
+	defer out.wait()
+	return e.restoreSettings(out, r.Header(), tally.Usage())
+}
