@@ -68,13 +68,13 @@ func (e errFewerNames) Error() string {
 
 // removal is what one name's removal reads and writes.
 type removal struct {
-	ino    meta.Ino // 0: the name does not exist
-	keys   []KeyValue
-	attr   meta.Attr
-	inline bool         // the inode loses its last link and is deleted here
-	slices []meta.Slice // its slice records, when inline
-	reads  int          // compares: its entry, keys and range, and its refs
-	writes int
+	ino      meta.Ino // 0: the name does not exist
+	keys     []KeyValue
+	inline   bool         // the inode loses its last link and is deleted here
+	slices   []meta.Slice // its slice records, when inline
+	refReads int          // the reference counts of those slices
+	reads    int          // compares: its entry, keys and range, and its refs
+	writes   int
 }
 
 // removeEntries removes the first names that fit in one transaction and
@@ -105,14 +105,14 @@ func (t *txn) removeEntries(cred meta.Cred, parent meta.Ino, names []string, sid
 	}
 	reads, writes := 2, 2 // the parent's attributes and the usage shard
 	for _, r := range plan {
-		reads += r.reads - r.refReads()
+		reads += r.reads - r.refReads
 	}
 	done := 0
 	for i, r := range plan {
-		if i > 0 && (reads+r.refReads() > batchReads || writes+r.writes > batchWrites) {
+		if i > 0 && (reads+r.refReads > batchReads || writes+r.writes > batchWrites) {
 			break
 		}
-		reads += r.refReads()
+		reads += r.refReads
 		writes += r.writes
 		done = i + 1
 	}
@@ -214,7 +214,6 @@ func (t *txn) readRemovals(parent meta.Ino, names []string) ([]removal, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.attr = a
 		left, seen := links[r.ino]
 		if !seen {
 			left = a.Nlink
@@ -233,9 +232,9 @@ func (t *txn) readRemovals(parent meta.Ino, names []string) ([]removal, error) {
 			}
 			if len(r.slices) <= inlineRecords {
 				r.inline = true
-				refs := distinctSlices(r.slices)
-				r.reads += refs
-				r.writes = 1 + len(r.keys) + 2*refs
+				r.refReads = distinctSlices(r.slices)
+				r.reads += r.refReads
+				r.writes = 1 + len(r.keys) + 2*r.refReads
 				continue
 			}
 			r.slices = nil
@@ -246,9 +245,6 @@ func (t *txn) readRemovals(parent meta.Ino, names []string) ([]removal, error) {
 	}
 	return plan, nil
 }
-
-// refReads is how many reference counts removing r reads.
-func (r removal) refReads() int { return distinctSlices(r.slices) }
 
 // fitting is how many names of plan fit in one transaction by their reads
 // alone.

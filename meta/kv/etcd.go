@@ -282,26 +282,40 @@ func (t *etcdTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 			}
 			t.noteRev(resp.Header.Revision)
 		}
-		for _, kv := range resp.Kvs {
-			v := kv.Value
-			if v == nil {
-				v = []byte{}
-			}
-			t.saw(string(kv.Key), cachedValue{v, kv.ModRevision})
-			out = append(out, KeyValue{Key: kv.Key, Value: v})
-		}
+		out = t.appendPage(out, resp)
 		if !resp.More || (limit > 0 && len(out) >= limit) {
-			scanned := string(end)
-			if resp.More {
-				scanned = string(after(out[len(out)-1].Key))
-			}
-			if !t.snapshot {
-				t.ranges = append(t.ranges, [2]string{string(begin), scanned})
-			}
+			t.noteScanned(begin, end, out, resp.More)
 			return out, nil
 		}
 		from = string(after(resp.Kvs[len(resp.Kvs)-1].Key))
 	}
+}
+
+// appendPage appends the pairs of one page to out, each noted for the
+// commit's compares.
+func (t *etcdTx) appendPage(out []KeyValue, page *clientv3.GetResponse) []KeyValue {
+	for _, kv := range page.Kvs {
+		v := kv.Value
+		if v == nil {
+			v = []byte{}
+		}
+		t.saw(string(kv.Key), cachedValue{v, kv.ModRevision})
+		out = append(out, KeyValue{Key: kv.Key, Value: v})
+	}
+	return out
+}
+
+// noteScanned records, for the commit's compares, that the range from
+// begin was read to end, or, when more remained, to the last key of out.
+func (t *etcdTx) noteScanned(begin, end []byte, out []KeyValue, more bool) {
+	if t.snapshot {
+		return
+	}
+	scanned := string(end)
+	if more {
+		scanned = string(after(out[len(out)-1].Key))
+	}
+	t.ranges = append(t.ranges, [2]string{string(begin), scanned})
 }
 
 func (t *etcdTx) Put(key, value []byte) {

@@ -66,29 +66,8 @@ func (t *etcdTx) ScanMany(ranges []ScanRange) ([][]KeyValue, error) {
 		if page == nil {
 			continue
 		}
-		out[i] = t.takePage(ranges[i], page)
+		out[i] = t.appendPage(make([]KeyValue, 0, len(page.Kvs)), page)
+		t.noteScanned(ranges[i].Begin, ranges[i].End, out[i], page.More)
 	}
 	return out, nil
-}
-
-// takePage records the pairs of one page of range r for the commit's
-// compares and returns them.
-func (t *etcdTx) takePage(r ScanRange, page *clientv3.GetResponse) []KeyValue {
-	kvs := make([]KeyValue, 0, len(page.Kvs))
-	for _, kv := range page.Kvs {
-		v := kv.Value
-		if v == nil {
-			v = []byte{}
-		}
-		t.saw(string(kv.Key), cachedValue{v, kv.ModRevision})
-		kvs = append(kvs, KeyValue{Key: kv.Key, Value: v})
-	}
-	scanned := string(r.End)
-	if page.More {
-		scanned = string(after(kvs[len(kvs)-1].Key))
-	}
-	if !t.snapshot {
-		t.ranges = append(t.ranges, [2]string{string(r.Begin), scanned})
-	}
-	return kvs
 }
