@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -13,6 +14,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/ristretto/v2/z"
 
 	"cairn/meta"
 )
@@ -222,4 +226,40 @@ func TestBadgerLoadKilledChild(t *testing.T) {
 	e := New(killedLoad{BadgerStore: s, midway: os.Getenv("CAIRN_BADGER_LOAD_KILL") == "midway"}, "")
 	err = e.Restore(context.Background(), &fileVolume{n: 100000})
 	t.Fatalf("the load returned (%v) instead of being killed", err)
+}
+
+// putStreamKV writes what Badger's StreamWriter decodes back to the same
+// pair, for lengths on both sides of a varint byte.
+func TestPutStreamKV(t *testing.T) {
+	for _, tc := range []struct {
+		keyLen, valueLen int
+		stream           uint32
+		done             bool
+	}{
+		{1, 0, 1, false},
+		{10, 60, 3, false},
+		{127, 128, 127, false},
+		{128, 70000, 128, false},
+		{0, 0, 300, true},
+	} {
+		key, value := bytes.Repeat([]byte{'k'}, tc.keyLen), bytes.Repeat([]byte{'v'}, tc.valueLen)
+		buf := z.NewBuffer(1<<10, "test")
+		putStreamKV(buf, key, value, tc.stream, tc.done)
+		putStreamKV(buf, []byte("next"), nil, 1, false)
+		list, err := badger.BufferToKVList(buf)
+		buf.Release()
+		if err != nil {
+			t.Fatalf("%+v: %v", tc, err)
+		}
+		if len(list.Kv) != 2 {
+			t.Fatalf("%+v: %d pairs decoded, want 2", tc, len(list.Kv))
+		}
+		kv := list.Kv[0]
+		if !bytes.Equal(kv.Key, key) || !bytes.Equal(kv.Value, value) || kv.Version != 1 || kv.StreamId != tc.stream || kv.StreamDone != tc.done {
+			t.Errorf("%+v: decoded key %d bytes, value %d bytes, version %d, stream %d, done %v", tc, len(kv.Key), len(kv.Value), kv.Version, kv.StreamId, kv.StreamDone)
+		}
+		if string(list.Kv[1].Key) != "next" {
+			t.Errorf("%+v: the next pair decodes as %q", tc, list.Kv[1].Key)
+		}
+	}
 }

@@ -78,8 +78,21 @@ func (k keys) usageRange() ([]byte, []byte) {
 	return k.key(tagUsage), k.key(tagUsage + 1)
 }
 
+// inode builds the key of one of ino's records in one allocation: a
+// load builds one for each record.
 func (k keys) inode(ino meta.Ino, sub byte, rest ...[]byte) []byte {
-	return k.key(tagInode, append([][]byte{u64(uint64(ino)), {sub}}, rest...)...)
+	n := len(k.prefix) + 1 + 8 + 1
+	for _, p := range rest {
+		n += len(p)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, k.prefix...)
+	b = binary.BigEndian.AppendUint64(append(b, tagInode), uint64(ino))
+	b = append(b, sub)
+	for _, p := range rest {
+		b = append(b, p...)
+	}
+	return b
 }
 func (k keys) attr(ino meta.Ino) []byte    { return k.inode(ino, subAttr) }
 func (k keys) symlink(ino meta.Ino) []byte { return k.inode(ino, subSymlink) }
