@@ -146,19 +146,37 @@ func (t *badgerTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 	it := t.txn.NewIterator(opts)
 	defer it.Close()
 	var out []KeyValue
+	// The pairs' bytes are copied into shared blocks, not one allocation
+	// each: a dump scans every key of the volume.
+	var block []byte
 	for it.Seek(begin); it.Valid(); it.Next() {
 		item := it.Item()
-		if bytes.Compare(item.Key(), end) >= 0 || (limit > 0 && len(out) == limit) {
+		key := item.Key()
+		if bytes.Compare(key, end) >= 0 || (limit > 0 && len(out) == limit) {
 			break
 		}
-		v, err := item.ValueCopy(nil)
+		err := item.Value(func(v []byte) error {
+			n := len(key) + len(v)
+			if cap(block)-len(block) < n {
+				block = make([]byte, 0, max(n, scanBlockBytes))
+			}
+			start := len(block)
+			block = append(append(block, key...), v...)
+			out = append(out, KeyValue{
+				Key:   block[start : start+len(key) : start+len(key)],
+				Value: block[start+len(key) : start+n : start+n],
+			})
+			return nil
+		})
 		if err != nil {
 			return nil, fmt.Errorf("badger scan: %w", err)
 		}
-		out = append(out, KeyValue{Key: item.KeyCopy(nil), Value: v})
 	}
 	return out, nil
 }
+
+// scanBlockBytes is the size of the blocks Scan copies pairs into.
+const scanBlockBytes = 64 << 10
 
 func (t *badgerTx) Put(key, value []byte) {
 	t.wrote = true

@@ -2,7 +2,9 @@ package kv
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/ristretto/v2/z"
@@ -80,17 +82,47 @@ func (s *BadgerStore) checkEmpty() error {
 }
 
 // streamFamilies writes each family as one stream of w, and closes it.
-func (s *BadgerStore) streamFamilies(w *badger.StreamWriter, families []pairFamily) error {
-	buf := z.NewBuffer(2*streamBatchBytes, "cairn.load")
-	defer buf.Release()
-	send := func() error {
-		if buf.LenNoPadding() == 0 {
-			return nil
+// The pairs are gathered into one buffer while the StreamWriter decodes
+// the previous one, in another goroutine: on two cores, the merge of the
+// sort runs and Badger's work overlap.
+func (s *BadgerStore) streamFamilies(w *badger.StreamWriter, families []pairFamily) (err error) {
+	full := make(chan *z.Buffer, 1)
+	free := make(chan *z.Buffer, 2)
+	for range 2 {
+		free <- z.NewBuffer(2*streamBatchBytes, "cairn.load")
+	}
+	written := make(chan error, 1)
+	var failed atomic.Bool
+	go func() {
+		var err error
+		for buf := range full {
+			if err == nil {
+				if err = w.Write(buf); err != nil {
+					err = fmt.Errorf("badger stream writer: %w", err)
+					failed.Store(true)
+				}
+			}
+			buf.Reset()
+			free <- buf
 		}
-		err := w.Write(buf)
-		buf.Reset()
-		if err != nil {
-			return fmt.Errorf("badger stream writer: %w", err)
+		written <- err
+	}()
+	buf := <-free
+	defer func() {
+		close(full)
+		if werr := <-written; err == nil {
+			err = werr
+		}
+		buf.Release()
+		(<-free).Release()
+	}()
+	// send hands buf over; once a write failed, it stops the load (the
+	// deferred wait returns the write's error).
+	send := func() error {
+		full <- buf
+		buf = <-free
+		if failed.Load() {
+			return errStreamStopped
 		}
 		return nil
 	}
@@ -104,17 +136,24 @@ func (s *BadgerStore) streamFamilies(w *badger.StreamWriter, families []pairFami
 			}
 			return nil
 		})
-		if err != nil {
-			return err
+		if err == nil {
+			// Closing the stream builds its last table and frees its
+			// builder.
+			putStreamKV(buf, nil, nil, stream, true)
+			err = send()
 		}
-		// Closing the stream builds its last table and frees its builder.
-		putStreamKV(buf, nil, nil, stream, true)
-		if err := send(); err != nil {
+		if errors.Is(err, errStreamStopped) {
+			return nil // the deferred wait returns why
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// errStreamStopped stops a load's families once a write failed.
+var errStreamStopped = errors.New("the stream writer failed")
 
 // putStreamKV appends to buf what badger.KVToBuffer appends for a pb.KV of
 // key, value, version 1, stream and done: its protobuf encoding (fields
