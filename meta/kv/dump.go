@@ -156,8 +156,10 @@ func scanAll(tx Tx, begin, end []byte, fn func(KeyValue) error) error {
 }
 
 // Restore implements meta.Dumper. It writes in transactions of blind
-// puts, as many as the store takes at once; the volume's settings go last.
-// On failure it deletes every key it wrote.
+// puts, as many as the store takes at once, or, on a store that takes
+// sorted keys (Badger), sorts them and hands them over (restoreSorted);
+// the volume's settings go last. On failure it deletes every key it
+// wrote.
 func (e *Engine) Restore(ctx context.Context, r meta.DumpReader) error {
 	ctx = withBulk(ctx)
 	b, end := e.k.volumeRange()
