@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -107,6 +109,18 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		if time.Since(start) > time.Minute {
 			t.Fatalf("after a minute, still not %s", what)
 		}
+	}
+}
+
+// receive waits for the error of a call, failing after a minute.
+func receive(t *testing.T, ch chan error) error {
+	t.Helper()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(time.Minute):
+		t.Fatal("after a minute, the call still has not returned")
+		return nil
 	}
 }
 
@@ -224,7 +238,7 @@ func TestClientFollowsMigration(t *testing.T) {
 		eventually(t, "switched", func() bool {
 			return m.acked(meta.MigrationAckSwitched) && one.Session() != two.Session() && o.opened.Load() == 2
 		})
-		if err := <-blocked; err != nil {
+		if err := receive(t, blocked); err != nil {
 			t.Fatalf("the mutation held by the pause: %v", err)
 		}
 		// Both write to DST and see each other's changes.
@@ -264,6 +278,128 @@ func TestClientFollowsMigration(t *testing.T) {
 			t.Errorf("flock once two dropped its own: %v", err)
 		}
 	})
+
+	t.Run("DeadlinePassed", func(t *testing.T) {
+		ctx := t.Context()
+		m, o := newMigration(t, pg, "follow_deadline")
+		m.copyAndPause(func() {})
+		blocked := make(chan error, 1)
+		go func() {
+			_, _, err := m.clients[0].Mknod(ctx, meta.RootCred, meta.RootIno, "held", meta.TypeFile, 0644, 0, "")
+			blocked <- err
+		}()
+		m.setPhase(meta.MigrationPausing, -time.Second) // the migrator stopped
+		if err := receive(t, blocked); err != nil {
+			t.Fatalf("the mutation held by the pause, once the deadline passed: %v", err)
+		}
+		eventually(t, "the record dropped", func() bool { return must(m.log.Migration(ctx))(t) == nil })
+		mkfile(t, m.clients[0], "after-one")
+		mkfile(t, m.clients[1], "after-two")
+		if got := names(t, m.src); !slices.Contains(got, "held") || !slices.Contains(got, "after-one") || !slices.Contains(got, "after-two") {
+			t.Errorf("SRC's root after the migration was dropped: %v", got)
+		}
+		if o.opened.Load() != 0 {
+			t.Errorf("DST opened %d times", o.opened.Load())
+		}
+	})
+
+	t.Run("DestinationUnreachable", func(t *testing.T) {
+		ctx := t.Context()
+		m, o := newMigration(t, pg, "follow_unreachable")
+		o.refuse.Store(true)
+		m.copyAndPause(func() {})
+		if _, err := migrate.Finish(ctx, m.src, m.dst, m.log, m.record, m.position); err != nil {
+			t.Fatal(err)
+		}
+		rec := must(meta.DecodeMigration(m.record))(t)
+		rec.Phase = meta.MigrationSwitched
+		m.record = meta.EncodeMigration(rec) // as Finish wrote it
+		atSwitch := names(t, m.src)
+		// The deadline passes with DST out of reach: mutations fail with
+		// EIO, reads go on, SRC is never written.
+		m.setPhase(meta.MigrationSwitched, -time.Second)
+		refused := make(chan error, 1)
+		go func() {
+			_, _, err := m.clients[0].Mknod(ctx, meta.RootCred, meta.RootIno, "refused", meta.TypeFile, 0644, 0, "")
+			refused <- err
+		}()
+		if err := receive(t, refused); !errors.Is(err, syscall.EIO) {
+			t.Fatalf("a mutation while DST is out of reach, past the deadline: %v, want EIO", err)
+		}
+		if _, err := m.clients[1].GetAttr(ctx, meta.RootIno); err != nil {
+			t.Errorf("a read while DST is out of reach: %v", err)
+		}
+		if got := names(t, m.src); !slices.Equal(got, atSwitch) {
+			t.Errorf("SRC written after the switch: %v, then %v", atSwitch, got)
+		}
+		// DST comes back: the clients follow.
+		o.refuse.Store(false)
+		eventually(t, "a mutation on DST", func() bool {
+			_, _, err := m.clients[0].Mknod(ctx, meta.RootCred, meta.RootIno, "later", meta.TypeFile, 0644, 0, "")
+			return err == nil
+		})
+		mkfile(t, m.clients[1], "later-two")
+		if got := names(t, m.dst); !slices.Contains(got, "later") || !slices.Contains(got, "later-two") {
+			t.Errorf("DST's root once reachable: %v", got)
+		}
+		if got := names(t, m.src); !slices.Equal(got, atSwitch) {
+			t.Errorf("SRC written after the switch: %v, then %v", atSwitch, got)
+		}
+	})
+}
+
+// failingLog is an engine whose change log refuses pre-marks once fail
+// is set.
+type failingLog struct {
+	meta.Engine
+	meta.ChangeLog
+	fail atomic.Bool
+}
+
+func (f *failingLog) Unwrap() meta.Engine { return f.Engine }
+
+func (f *failingLog) AppendChanges(ctx context.Context, changes []meta.Change) (uint64, error) {
+	if f.fail.Load() && changes[0].Kind == meta.ChangeBefore {
+		return 0, errors.New("test: the change log is out of reach")
+	}
+	return f.ChangeLog.AppendChanges(ctx, changes)
+}
+
+// TestClientPreMarkFails: a Client's mutation whose pre-mark cannot be
+// appended fails with EIO, the errno an application sees, and does not
+// run.
+func TestClientPreMarkFails(t *testing.T) {
+	ctx := t.Context()
+	e := trackerVolume(t, "src")
+	l, _ := meta.Capability[meta.ChangeLog](e)
+	f := &failingLog{Engine: e, ChangeLog: l}
+	c := meta.NewClient(f, meta.ClientConfig{Heartbeat: 50 * time.Millisecond, OpenEngine: func(context.Context, string) (meta.Engine, error) {
+		return nil, errors.New("test: no DST")
+	}})
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	record := meta.EncodeMigration(meta.MigrationRecord{ID: "test", Destination: "none", Phase: meta.MigrationTracking, Deadline: time.Now().Add(time.Hour)})
+	if err := l.SwapMigration(ctx, nil, record); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "tracking", func() bool {
+		changes := must(l.Changes(ctx, 0, 100))(t)
+		return len(changes) > 0 && changes[0].Kind == meta.ChangeAck
+	})
+	f.fail.Store(true)
+	_, _, err := c.Mknod(ctx, meta.RootCred, meta.RootIno, "f", meta.TypeFile, 0644, 0, "")
+	var errno meta.Errno
+	if !errors.As(err, &errno) || errno != meta.Errno(syscall.EIO) {
+		t.Fatalf("a mutation whose pre-mark failed: %v, want EIO first in its chain", err)
+	}
+	if !strings.Contains(err.Error(), "out of reach") {
+		t.Errorf("the error %q does not say why", err)
+	}
+	if _, _, err := e.Lookup(ctx, meta.RootIno, "f"); !errors.Is(err, meta.ErrNotFound) {
+		t.Errorf("the refused mutation ran: Lookup = %v", err)
+	}
 }
 
 // must3 is must for calls with two results and an error.
