@@ -106,8 +106,11 @@ const (
 // is a migrator that stopped: the client removes it
 // (SwapMigration(ctx, record, nil), which also drops the log), stops
 // tracking, resumes if paused, and goes on on SRC. Once it read
-// MigrationSwitched the client never resumes on SRC: it stays paused and
-// retries opening DST, with a warning in its log, until it succeeds (the
-// deadline no longer applies: the volume lives on DST, and a write to SRC
-// would be lost).
+// MigrationSwitched the client never resumes on SRC (the volume lives on
+// DST: a write to SRC would be lost): while it cannot open DST it stays
+// paused, logs a warning and retries every MigrationPoll; once the
+// record's Deadline has passed its mutations fail with EIO instead of
+// waiting (reads go on, from SRC, which no longer changes), until DST
+// opens. A client without ClientConfig.OpenEngine does not follow (and
+// never acknowledges), as an older build.
 const MigrationPoll = 200 * time.Millisecond
