@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -44,12 +45,29 @@ func NewEngine(eng meta.Engine, reg prometheus.Registerer) (*Engine, error) {
 			Help: "Calls to the metadata engine that returned an error, by operation and error (errno name, conflict or other).",
 		}, []string{"op", "error"}),
 	}
-	for _, c := range []prometheus.Collector{m.latency, m.errors} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	// A mount that follows an online migration wraps the engine it moves
+	// to as well: the second wrapper counts into the first one's series.
+	var err error
+	if m.latency, err = register(reg, m.latency); err != nil {
+		return nil, err
+	}
+	if m.errors, err = register(reg, m.errors); err != nil {
+		return nil, err
 	}
 	return &Engine{Engine: eng, m: m}, nil
+}
+
+// register registers c, or returns the collector of the same description
+// registered before.
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		if existing, ok := already.ExistingCollector.(C); ok {
+			return existing, nil
+		}
+	}
+	return c, err
 }
 
 // Unwrap returns the engine this one wraps.

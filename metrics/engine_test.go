@@ -62,3 +62,27 @@ func TestEngineCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineWrappedTwice: a second engine wrapped on the same registry
+// (the engine a mount moves to in an online migration) counts into the
+// first one's series.
+func TestEngineWrappedTwice(t *testing.T) {
+	ctx := context.Background()
+	reg := prometheus.NewRegistry()
+	first, err := NewEngine(kv.New(kv.NewMemStore(), ""), reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := NewEngine(kv.New(kv.NewMemStore(), ""), reg)
+	if err != nil {
+		t.Fatalf("wrap a second engine on the same registry: %v", err)
+	}
+	for _, e := range []*Engine{first, second} {
+		if _, _, err := e.Lookup(ctx, meta.RootIno, "missing"); err == nil {
+			t.Fatal("lookup in an unformatted volume succeeded")
+		}
+	}
+	if got := histogramCount(t, second.m.latency, "lookup"); got != 2 {
+		t.Errorf("lookups counted: %v, want 2 (both engines')", got)
+	}
+}
