@@ -1,0 +1,130 @@
+package tests
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"cairn/internal/testenv"
+	"cairn/meta"
+	"cairn/meta/engines"
+	"cairn/migrate"
+)
+
+// TestMountFollowsMigration: a real mount follows a migration of its
+// volume to PostgreSQL that the test drives with package migrate (the
+// migrator's part, as 'cairn migrate' runs it): the mount takes DST's
+// password from META_PASSWORD_DST, a file written before, during and
+// after the migration reads back, a file unlinked while open still reads
+// through its descriptor, new files land on DST and SRC stays as it was
+// at the switch.
+func TestMountFollowsMigration(t *testing.T) {
+	needMount(t)
+	if singleProcess() {
+		t.Skipf("the %s engine serves one process at a time: the migrator cannot read it beside the mount", engineName())
+	}
+	ctx := t.Context()
+	v := formatVolume(t)
+	pg := testenv.Postgres(t)
+	pg.SQL(t, "postgres", "CREATE DATABASE follow")
+	dstURL := pg.URL("follow")
+	open := func(url string) meta.Engine {
+		e, err := engines.Open(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	src, dst := open(v.meta), open(dstURL)
+	log, ok := meta.Capability[meta.ChangeLog](src)
+	if !ok {
+		t.Skipf("the %s engine keeps no change log", src.Name())
+	}
+	var record []byte
+	setPhase := func(phase string) {
+		next := meta.EncodeMigration(meta.MigrationRecord{ID: "mount", Destination: engines.Redact(dstURL), Phase: phase, Deadline: time.Now().Add(time.Hour)})
+		if err := log.SwapMigration(ctx, record, next); err != nil {
+			t.Fatal(err)
+		}
+		record = next
+	}
+	acked := func(ack uint64) {
+		t.Helper()
+		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+			changes, err := log.Changes(ctx, 0, 100000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.ContainsFunc(changes, func(c meta.Change) bool { return c.Kind == meta.ChangeAck && c.Operation == ack }) {
+				return
+			}
+			if time.Since(start) > time.Minute {
+				t.Fatalf("after a minute, the mount has not acknowledged %d; its output:\n%s", ack, v.mnt.Output())
+			}
+		}
+	}
+	// Announced before the mount starts, so that it sees the record at
+	// once (a running mount reads it on its heartbeat, 10 s).
+	setPhase(meta.MigrationTracking)
+	t.Setenv("META_PASSWORD_DST", pg.Password)
+	v.mount(t)
+	acked(meta.MigrationAckTracking)
+	before := pattern(1, 300<<10)
+	writeFile(t, v.path("before"), before)
+	position, err := log.ChangesEnd(ctx)
+	must(t, err, "read the end of the change log")
+	must(t, migrate.BulkCopy(ctx, src, dst, nil), "bulk copy")
+	during := pattern(2, 100<<10)
+	writeFile(t, v.path("during"), during)
+	held, err := os.OpenFile(v.path("held"), os.O_CREATE|os.O_RDWR, 0o644)
+	must(t, err, "create held")
+	defer held.Close()
+	kept := pattern(3, 50<<10)
+	_, err = held.Write(kept)
+	must(t, err, "write held")
+	must(t, held.Sync(), "fsync held")
+	must(t, os.Remove(v.path("held")), "unlink held while open")
+	position, _, err = migrate.CatchUpRound(ctx, src, dst, log, position)
+	must(t, err, "catch-up round")
+	setPhase(meta.MigrationPausing)
+	acked(meta.MigrationAckPaused)
+	_, err = migrate.Finish(ctx, src, dst, log, record, position)
+	must(t, err, "finish")
+	acked(meta.MigrationAckSwitched)
+	atSwitch := rootNames(t, src)
+
+	after := pattern(4, 200<<10)
+	writeFile(t, v.path("after"), after) // waits for the mount to resume on DST
+	wantContent(t, v.path("before"), before)
+	wantContent(t, v.path("during"), during)
+	wantContent(t, v.path("after"), after)
+	got := make([]byte, len(kept))
+	if _, err := held.ReadAt(got, 0); err != nil || !slices.Equal(got, kept) {
+		t.Errorf("read the file unlinked while open, after the switch: %v (same bytes: %v)", err, slices.Equal(got, kept))
+	}
+	if names := rootNames(t, dst); !slices.Contains(names, "after") || !slices.Contains(names, "during") {
+		t.Errorf("DST's root after the switch: %v", names)
+	}
+	if names := rootNames(t, src); !slices.Equal(names, atSwitch) {
+		t.Errorf("SRC changed after the switch: %v, then %v", atSwitch, names)
+	}
+	must(t, held.Close(), "close held")
+	v.unmount(t)
+}
+
+// rootNames lists the root directory of e.
+func rootNames(t *testing.T, e meta.Engine) []string {
+	t.Helper()
+	entries, err := e.Readdir(context.Background(), meta.RootIno, "", 1<<20, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, ent := range entries {
+		names = append(names, ent.Name)
+	}
+	return names
+}
