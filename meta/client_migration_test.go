@@ -102,6 +102,19 @@ func (m *migration) setPhase(phase string, d time.Duration) {
 	m.record = next
 }
 
+// finish is the migrator's switch: migrate.Finish, which writes the
+// record in phase MigrationSwitched.
+func (m *migration) finish() {
+	m.t.Helper()
+	_, err := migrate.Finish(m.t.Context(), m.src, m.dst, m.log, m.position, func(context.Context) error {
+		m.setPhase(meta.MigrationSwitched, time.Hour)
+		return nil
+	})
+	if err != nil {
+		m.t.Fatal(err)
+	}
+}
+
 // eventually polls cond until it holds, failing after a minute.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -223,9 +236,7 @@ func TestClientFollowsMigration(t *testing.T) {
 		if _, _, err := two.Lookup(ctx, meta.RootCred, meta.RootIno, "during-copy"); err != nil {
 			t.Errorf("a look-up while paused: %v", err)
 		}
-		if _, err := migrate.Finish(ctx, m.src, m.dst, m.log, m.record, m.position); err != nil {
-			t.Fatal(err)
-		}
+		m.finish()
 		select {
 		case err := <-blocked:
 			t.Fatalf("a mutation returned (%v) while the clients were paused", err)
@@ -308,12 +319,7 @@ func TestClientFollowsMigration(t *testing.T) {
 		m, o := newMigration(t, pg, "follow_unreachable")
 		o.refuse.Store(true)
 		m.copyAndPause(func() {})
-		if _, err := migrate.Finish(ctx, m.src, m.dst, m.log, m.record, m.position); err != nil {
-			t.Fatal(err)
-		}
-		rec := must(meta.DecodeMigration(m.record))(t)
-		rec.Phase = meta.MigrationSwitched
-		m.record = meta.EncodeMigration(rec) // as Finish wrote it
+		m.finish()
 		atSwitch := names(t, m.src)
 		// The deadline passes with DST out of reach: mutations fail with
 		// EIO, reads go on, SRC is never written.

@@ -11,6 +11,7 @@ import (
 	"cairn/meta"
 	"cairn/meta/engines"
 	"cairn/migrate"
+	cairnvolume "cairn/volume"
 )
 
 // TestMountFollowsMigration: a real mount follows a migration of its
@@ -45,7 +46,7 @@ func TestMountFollowsMigration(t *testing.T) {
 	}
 	var record []byte
 	setPhase := func(phase string) {
-		next := meta.EncodeMigration(meta.MigrationRecord{ID: "mount", Destination: engines.Redact(dstURL), Phase: phase, Deadline: time.Now().Add(time.Hour)})
+		next := meta.EncodeMigration(meta.MigrationRecord{ID: "mount", Destination: cairnvolume.WithoutPassword(dstURL), Phase: phase, Deadline: time.Now().Add(time.Hour)})
 		if err := log.SwapMigration(ctx, record, next); err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +92,10 @@ func TestMountFollowsMigration(t *testing.T) {
 	must(t, err, "catch-up round")
 	setPhase(meta.MigrationPausing)
 	acked(meta.MigrationAckPaused)
-	_, err = migrate.Finish(ctx, src, dst, log, record, position)
+	_, err = migrate.Finish(ctx, src, dst, log, position, func(context.Context) error {
+		setPhase(meta.MigrationSwitched)
+		return nil
+	})
 	must(t, err, "finish")
 	acked(meta.MigrationAckSwitched)
 	atSwitch := rootNames(t, src)
