@@ -2,10 +2,10 @@ package volume
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"cairn/meta"
 	"cairn/meta/engines"
@@ -51,15 +51,23 @@ func OpenDestination(url string) (meta.Engine, error) {
 
 // followMigrations is how a mounted client opens the engine a migration
 // moves its volume to: as OpenDestination, waiting for a server that goes
-// away as the mount's own engine does.
-func followMigrations(ioTimeout time.Duration) func(context.Context, string) (meta.Engine, error) {
+// away and wrapped (metrics) as the mount's own engine is.
+func followMigrations(opts Options) func(context.Context, string) (meta.Engine, error) {
 	return func(_ context.Context, url string) (meta.Engine, error) {
 		e, err := OpenDestination(url)
 		if err != nil {
 			return nil, err
 		}
-		if ioTimeout > 0 {
-			e = meta.WithServerWait(e, ioTimeout)
+		if opts.IOTimeout > 0 {
+			e = meta.WithServerWait(e, opts.IOTimeout)
+		}
+		if opts.WrapEngine != nil {
+			wrapped, err := opts.WrapEngine(e)
+			if err != nil {
+				e.Close()
+				return nil, fmt.Errorf("wrap the metadata engine at %s: %w", engines.Redact(url), err)
+			}
+			e = wrapped
 		}
 		return e, nil
 	}

@@ -104,7 +104,7 @@ func (v *Volume) openFileSystem(ctx context.Context, opts Options) error {
 	}
 	clientConfig := opts.Client
 	if clientConfig.OpenEngine == nil {
-		clientConfig.OpenEngine = followMigrations(opts.IOTimeout)
+		clientConfig.OpenEngine = followMigrations(opts)
 	}
 	client := meta.NewClient(v.Engine, clientConfig)
 	if err := client.Start(ctx); err != nil {
