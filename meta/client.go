@@ -3,6 +3,7 @@ package meta
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -69,6 +70,9 @@ type Client struct {
 	eng     Engine   // tracker behind Checked's argument checks
 	tracker *Tracker // the engine a migration tracks, pauses and swaps
 	cfg     ClientConfig
+	// followed is set once the client moved to the engine an online
+	// migration switched its volume to (client_migration.go).
+	followed atomic.Bool
 
 	attrs   *attrCache
 	entries *entryCache

@@ -215,6 +215,7 @@ func (c *Client) switchEngine(ctx context.Context, f *follower, log ChangeLog, r
 	c.mu.Lock()
 	c.sid = sid
 	c.mu.Unlock()
+	c.followed.Store(true)
 	c.tracker.StopTracking()
 	c.tracker.Resume()
 	*f = follower{}
@@ -249,3 +250,13 @@ func (c *Client) openDestination(ctx context.Context, url string) (Engine, error
 	}
 	return dst, nil
 }
+
+// Followed reports whether the client moved to the engine an online
+// migration switched its volume to; the engine it was started on is then
+// closed, and Current is the one it works on.
+func (c *Client) Followed() bool { return c.followed.Load() }
+
+// Current is the engine the client's calls reach now, beneath the
+// client's own wrappers: the one it was started on, or the one a
+// migration moved it to.
+func (c *Client) Current() Engine { return c.tracker.Unwrap() }

@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -71,7 +72,7 @@ func TestMountFollowsMigration(t *testing.T) {
 	// once (a running mount reads it on its heartbeat, 10 s).
 	setPhase(meta.MigrationTracking)
 	t.Setenv("META_PASSWORD_DST", pg.Password)
-	v.mount(t)
+	v.mount(t, "--backup-meta", "1s")
 	acked(meta.MigrationAckTracking)
 	before := pattern(1, 300<<10)
 	writeFile(t, v.path("before"), before)
@@ -114,6 +115,28 @@ func TestMountFollowsMigration(t *testing.T) {
 	}
 	if names := rootNames(t, src); !slices.Equal(names, atSwitch) {
 		t.Errorf("SRC changed after the switch: %v, then %v", atSwitch, names)
+	}
+	// The mount's backups follow the volume: one begun after the switch
+	// is DST's, with the file written after it.
+	if storageName() == "file" {
+		switched := time.Now()
+		var key string
+		if !eventually(20*time.Second, func() bool {
+			for _, k := range backupKeys(t, v.bucket) {
+				if taken, err := time.Parse("dump-20060102-150405.bin.gz", k); err == nil && taken.After(switched) {
+					key = k
+					return true
+				}
+			}
+			return false
+		}) {
+			t.Fatalf("no backup begun after the switch in 20 s (found %v); mount output:\n%s", backupKeys(t, v.bucket), v.mnt.Output())
+		}
+		loaded := newMetaURL(t)
+		cairnOK(t, "load", loaded, filepath.Join(v.bucket, "meta", key))
+		if names := rootNames(t, open(loaded)); !slices.Contains(names, "after") {
+			t.Errorf("the backup %s, begun after the switch, holds %v: not the volume on DST", key, names)
+		}
 	}
 	must(t, held.Close(), "close held")
 	v.unmount(t)

@@ -1,6 +1,8 @@
 package volume
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -35,8 +37,8 @@ func (v *Volume) startBackups(dumper meta.Dumper, ok bool, opts Options) {
 	v.backups = backup.Start(backup.Config{
 		TempDir:  tempDir,
 		Interval: opts.BackupMeta,
-		Dumper:   dumper,
-		Sessions: v.Engine.ListSessions,
+		Dumper:   followingDumper{Dumper: dumper, client: v.Client},
+		Sessions: v.Client.Engine().ListSessions,
 		Session:  v.Client.Session,
 		Store:    v.Objects,
 	})
@@ -47,4 +49,24 @@ func (v *Volume) stopBackups() {
 		v.backups.Stop()
 		v.backups = nil
 	}
+}
+
+// followingDumper dumps the engine the volume was opened with until an
+// online migration moves the client to another; from then on it dumps
+// that one, so that backups follow the volume (the old engine no longer
+// changes, and is closed).
+type followingDumper struct {
+	meta.Dumper
+	client *meta.Client
+}
+
+func (d followingDumper) Dump(ctx context.Context, w meta.DumpWriter) error {
+	if !d.client.Followed() {
+		return d.Dumper.Dump(ctx, w)
+	}
+	now, ok := meta.VolumeDumper(d.client.Current())
+	if !ok {
+		return fmt.Errorf("the engine the volume moved to cannot dump")
+	}
+	return now.Dump(ctx, w)
 }

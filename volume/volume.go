@@ -142,7 +142,12 @@ func (v *Volume) Close(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("close the block store: %w", err))
 		}
 	}
-	if err := v.Engine.Close(); err != nil {
+	engine := v.Engine
+	if v.Client != nil && v.Client.Followed() {
+		// The client closed the engine it left at the switch.
+		engine = v.Client.Current()
+	}
+	if err := engine.Close(); err != nil {
 		errs = append(errs, fmt.Errorf("close the metadata engine: %w", err))
 	}
 	return errors.Join(errs...)
