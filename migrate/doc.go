@@ -34,8 +34,9 @@
 //     with the same operation number and, added, the inodes the call
 //     reported (the inode a name pointed to, the one a rename replaced).
 //     Post-marks may be batched, but are appended before the client
-//     acknowledges a pause (today each is appended as its call returns:
-//     a tracked mutation costs two more round trips to SRC while a
+//     acknowledges a pause (a client appends the post-marks it gathered
+//     at most 2 ms apart, so a tracked mutation costs its pre-mark's
+//     round trip to SRC and a share of one for its post-mark while a
 //     migration runs). Tracking is a meta.Engine wrapper (meta.Tracker), so
 //     every mutation the client makes (writes' slice commits, compaction,
 //     trash moves and purges, clones) is tracked the same way.
