@@ -12,7 +12,6 @@ import (
 	"cairn/meta"
 	"cairn/meta/engines"
 	"cairn/migrate"
-	cairnvolume "cairn/volume"
 )
 
 // TestMountFollowsMigration: a real mount follows a migration of its
@@ -47,7 +46,7 @@ func TestMountFollowsMigration(t *testing.T) {
 	}
 	var record []byte
 	setPhase := func(phase string) {
-		next := meta.EncodeMigration(meta.MigrationRecord{ID: "mount", Destination: cairnvolume.WithoutPassword(dstURL), Phase: phase, Deadline: time.Now().Add(time.Hour)})
+		next := meta.EncodeMigration(meta.MigrationRecord{ID: "mount", Destination: engines.WithoutPassword(dstURL), Phase: phase, Deadline: time.Now().Add(time.Hour)})
 		if err := log.SwapMigration(ctx, record, next); err != nil {
 			t.Fatal(err)
 		}

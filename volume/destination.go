@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 
 	"cairn/meta"
@@ -71,25 +70,4 @@ func followMigrations(opts Options) func(context.Context, string) (meta.Engine, 
 		}
 		return e, nil
 	}
-}
-
-// WithoutPassword is url with the password of its user information left
-// out (postgres://user:secret@host/db → postgres://user@host/db): what a
-// migration record may tell every client, each of which adds the password
-// from its own environment.
-func WithoutPassword(url string) string {
-	scheme, rest, ok := strings.Cut(url, "://")
-	if !ok {
-		return url
-	}
-	// The last '@' ends the user information, as engines.Redact reads it.
-	at := strings.LastIndex(rest, "@")
-	if at < 0 {
-		return url
-	}
-	user, _, hasPassword := strings.Cut(rest[:at], ":")
-	if !hasPassword {
-		return url
-	}
-	return scheme + "://" + user + rest[at:]
 }

@@ -85,7 +85,7 @@ func runMigrate(sourceURL, destinationURL string, opts migrate.Options) error {
 	opts.Progress = show.event
 	// The record tells every client where to go, and the copy where it
 	// came from: the URLs without their passwords, never masked ones.
-	err = migrate.Run(ctx, source, destination, volume.WithoutPassword(sourceURL), volume.WithoutPassword(destinationURL), opts)
+	err = migrate.Run(ctx, source, destination, engines.WithoutPassword(sourceURL), engines.WithoutPassword(destinationURL), opts)
 	show.end()
 	if err != nil {
 		return migrateError(src, dst, ctx, err)
