@@ -67,6 +67,12 @@ type dialect struct {
 	// tableExists is a query with one placeholder, the table name, that
 	// returns a row when the table exists.
 	tableExists string
+	// analyzeAfterLoad: a load ends with ANALYZE of the tables it filled.
+	// PostgreSQL has no statistics of them until autovacuum gets there,
+	// and plans the first operations meanwhile as over empty tables: on a
+	// volume of a million inodes, an online migration's writes into it
+	// took 0.6 s per 100 inodes instead of 2 ms.
+	analyzeAfterLoad bool
 }
 
 // rebind turns '?' placeholders into the dialect's.

@@ -278,7 +278,19 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 	if err := (&conn{ctx: ctx, e: e, q: tx}).restore(r, copierOf(ctx, sc)); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if e.d.analyzeAfterLoad {
+		names := make([]string, len(tables))
+		for i, t := range tables {
+			names[i] = t.name
+		}
+		if _, err := sc.ExecContext(ctx, "ANALYZE "+strings.Join(names, ", ")); err != nil {
+			return fmt.Errorf("the volume is loaded, but gathering the tables' statistics (ANALYZE) failed: %w", err)
+		}
+	}
+	return nil
 }
 
 // bulkRows is how many rows one INSERT carries: far below every

@@ -57,7 +57,8 @@ var postgresDialect = dialect{
 		var ce *pgconn.ConnectError
 		return errors.As(err, &ce) || pgconn.SafeToRetry(err)
 	},
-	tableExists: "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?",
+	tableExists:      "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?",
+	analyzeAfterLoad: true,
 	checkServer: func(c *conn) error {
 		var v string
 		if err := c.queryRow("SHOW server_version_num").Scan(&v); err != nil {
