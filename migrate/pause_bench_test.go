@@ -187,7 +187,7 @@ func measurePause(b *testing.B, n uint64, writerCount int, dstURL string) {
 	b.ReportMetric(milliseconds(elsewhere.took), "longest-other-op-ms")
 	b.Logf("%d inodes: migrated in %v; bulk copy %v; catch-up rounds copied %v inodes; the switch copied %d, every client paused %v after the pause began, the pause lasted %v",
 		n, took.Round(time.Millisecond), bulk.Round(time.Millisecond), rounds, switched.Inodes, pauseAcked.Round(time.Millisecond), switched.Pause.Round(time.Millisecond))
-	b.Logf("the pause: %v until every client paused (the record's write and the clients' poll, %v, included), then %d reads of the change log (pages of up to 1,000) took %v, %d writes to DST %v, the rest (reading the inodes in SRC, the counters, the record) %v",
+	b.Logf("the pause: %v until every client paused (the record's write and the clients' poll, every %v, included), then %d reads of the change log (pages of up to 1,000) took %v, %d writes to DST %v, the rest (reading the inodes in SRC, the counters, the record) %v",
 		pauseAcked.Round(time.Millisecond), meta.MigrationPoll, logReads, logTime.Round(time.Millisecond), writes, writeTime.Round(time.Millisecond),
 		(switched.Pause - pauseAcked - logTime - writeTime).Round(time.Millisecond))
 	b.Logf("%d writer operations, mean %v; the longest: before the migration a %s of %v, under way at the switch a %s of %v, otherwise a %s of %v, started %v after Run",
