@@ -92,17 +92,29 @@ func (p *phaseBar) poll() {
 	}
 }
 
-// End replaces the bar by the phase's result line.
+// End shows the bar at the phase's final count, then replaces it by the
+// phase's result line.
 func (p *phaseBar) End(line string) {
+	p.stopPolling()
+	p.bar.Set64(p.Load())
 	p.erase()
 	if line != "" {
 		fmt.Fprintln(os.Stderr, line)
 	}
 }
 
-func (p *phaseBar) erase() {
-	close(p.stop)
+// stopPolling stops poll; it may be called more than once.
+func (p *phaseBar) stopPolling() {
+	select {
+	case <-p.stop:
+	default:
+		close(p.stop)
+	}
 	<-p.stopped
+}
+
+func (p *phaseBar) erase() {
+	p.stopPolling()
 	p.bar.Exit()
 	p.bar.Clear()
 	p.bars.running = nil
