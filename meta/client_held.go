@@ -108,3 +108,9 @@ func (c *Client) markOrphan(ino Ino) {
 }
 
 var _ UnlinkDeleter = sessionRecorder{}
+
+// RmdirAt passes the call on, keeping the engine's answer of when it
+// changed the parent (RmdirTimer).
+func (r sessionRecorder) RmdirAt(ctx context.Context, cred Cred, parent Ino, name string) (int64, error) {
+	return RmdirAt(ctx, r.Engine, cred, parent, name)
+}
