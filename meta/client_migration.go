@@ -21,7 +21,8 @@ import (
 //     on SRC, a session on DST with the same SessionInfo, the orphans and
 //     locks of this client's session taken again there, the engine
 //     swapped under the Client (caches stay: inode numbers are the
-//     same), Resume, and SRC closed. SRC's session is left as it is:
+//     same), Resume, and SRC closed once the reads that went to it
+//     have returned. SRC's session is left as it is:
 //     closing it would release its orphans into SRC's dead-slice queue,
 //     whose blocks the copies on DST still use.
 //
@@ -208,8 +209,7 @@ func (c *Client) switchEngine(ctx context.Context, f *follower, log ChangeLog, r
 	src := c.tracker.Unwrap()
 	c.registerOrphans(ctx, src, dst, sid)
 	c.registerLocks(ctx, dst, sid)
-	old, err := c.tracker.SwapSession(sessionRecorder{dst, c}, from, sid)
-	if err != nil {
+	if _, err := c.tracker.SwapSession(sessionRecorder{dst, c}, from, sid); err != nil {
 		panic(err) // only this goroutine pauses and resumes the tracker
 	}
 	c.mu.Lock()
@@ -219,7 +219,7 @@ func (c *Client) switchEngine(ctx context.Context, f *follower, log ChangeLog, r
 	c.tracker.StopTracking()
 	c.tracker.Resume()
 	*f = follower{}
-	if err := old.Close(); err != nil {
+	if err := c.tracker.CloseReplaced(); err != nil {
 		slog.Warn("close the engine the volume moved from", "err", err)
 	}
 	slog.Info("followed the volume to another metadata engine", "migration", r.ID, "destination", r.Destination, "session", sid)

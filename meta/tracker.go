@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Tracker is the engine wrapper a client runs behind during an online
@@ -52,6 +53,8 @@ type Tracker struct {
 	watched atomic.Bool
 	fast    atomic.Int64 // calls in flight that took the fast path
 
+	replaced *trackedEngine // what the last Swap replaced, until CloseReplaced
+
 	mu       sync.Mutex
 	changed  *sync.Cond // a mutation ended, or the pause was lifted
 	paused   bool
@@ -78,7 +81,27 @@ func NewTracker(e Engine) *Tracker {
 type trackedEngine struct {
 	engine   Engine
 	from, to uint64
+	reads    atomic.Int64 // reads in flight (read), which its Close waits for
 }
+
+// read returns the engine a read goes to, counted there until done: an
+// engine a Swap replaced is closed (CloseReplaced) only once the reads
+// that reached it have returned, not under them. Counting before looking
+// again means that CloseReplaced, which looks at the count after the
+// swap, sees every read that went on with the old engine.
+func (t *Tracker) read() *trackedEngine {
+	for {
+		e := t.current.Load()
+		e.reads.Add(1)
+		if t.current.Load() == e {
+			return e
+		}
+		e.done()
+	}
+}
+
+// done ends a read that read counted.
+func (e *trackedEngine) done() { e.reads.Add(-1) }
 
 // session is sid as the engine knows it.
 func (e *trackedEngine) session(sid uint64) uint64 {
@@ -169,7 +192,8 @@ func (t *Tracker) resumeLocked() {
 }
 
 // Swap replaces the engine, which only a paused Tracker allows, and
-// returns the old one (the caller closes it).
+// returns the old one, which the caller closes with CloseReplaced (or
+// itself, once no read can reach it).
 func (t *Tracker) Swap(e Engine) (Engine, error) { return t.SwapSession(e, 0, 0) }
 
 // SwapSession is Swap, and from then on a call naming session from (the
@@ -180,7 +204,29 @@ func (t *Tracker) SwapSession(e Engine, from, to uint64) (Engine, error) {
 	if !t.paused || t.inflight != 0 || t.fast.Load() != 0 {
 		return nil, errors.New("swap the engine of a tracker that is not paused")
 	}
-	return t.current.Swap(&trackedEngine{engine: e, from: from, to: to}).engine, nil
+	t.replaced = t.current.Swap(&trackedEngine{engine: e, from: from, to: to})
+	return t.replaced.engine, nil
+}
+
+// replacedReadsWait bounds how long CloseReplaced waits for reads of the
+// old engine: one stuck on an unreachable server fails when it closes.
+const replacedReadsWait = 30 * time.Second
+
+// CloseReplaced closes the engine the last Swap replaced, once the reads
+// that went to it have returned (or after replacedReadsWait). Mutations
+// need no wait: a Swap happens only when none is in flight.
+func (t *Tracker) CloseReplaced() error {
+	t.mu.Lock()
+	old := t.replaced
+	t.replaced = nil
+	t.mu.Unlock()
+	if old == nil {
+		return nil
+	}
+	for start := time.Now(); old.reads.Load() > 0 && time.Since(start) < replacedReadsWait; {
+		time.Sleep(time.Millisecond)
+	}
+	return old.engine.Close()
 }
 
 // waitLocked waits, with t.mu held, until done or ctx ends.

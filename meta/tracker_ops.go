@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// The Engine methods of Tracker. Reads go to the current engine; each
+// The Engine methods of Tracker. Reads go to the current engine, counted there (read); each
 // mutation goes through begin and end with the inodes it may change (see
 // Tracker), and those it reports. A directory's entries changed by a call
 // that does not report the child (Rmdir, RemoveEntries) are found by the
@@ -15,8 +15,12 @@ func (t *Tracker) Name() string { return t.Unwrap().Name() }
 func (t *Tracker) Init(ctx context.Context, f Format, force bool) error {
 	return t.Unwrap().Init(ctx, f, force)
 }
-func (t *Tracker) Load(ctx context.Context) (Format, error) { return t.Unwrap().Load(ctx) }
-func (t *Tracker) Stats() Stats                             { return t.Unwrap().Stats() }
+func (t *Tracker) Load(ctx context.Context) (Format, error) {
+	e := t.read()
+	defer e.done()
+	return e.engine.Load(ctx)
+}
+func (t *Tracker) Stats() Stats { return t.Unwrap().Stats() }
 
 // Close closes the current engine.
 func (t *Tracker) Close() error { return t.Unwrap().Close() }
@@ -25,39 +29,63 @@ func (t *Tracker) NewSession(ctx context.Context, info SessionInfo) (uint64, err
 	return t.Unwrap().NewSession(ctx, info)
 }
 func (t *Tracker) Heartbeat(ctx context.Context, sid uint64) error {
-	current := t.current.Load()
+	current := t.read()
+	defer current.done()
 	return current.engine.Heartbeat(ctx, current.session(sid))
 }
 func (t *Tracker) ListSessions(ctx context.Context) ([]SessionInfo, error) {
-	return t.Unwrap().ListSessions(ctx)
+	e := t.read()
+	defer e.done()
+	return e.engine.ListSessions(ctx)
 }
-func (t *Tracker) Usage(ctx context.Context) (Usage, error) { return t.Unwrap().Usage(ctx) }
+func (t *Tracker) Usage(ctx context.Context) (Usage, error) {
+	e := t.read()
+	defer e.done()
+	return e.engine.Usage(ctx)
+}
 func (t *Tracker) Lookup(ctx context.Context, parent Ino, name string) (Ino, Attr, error) {
-	return t.Unwrap().Lookup(ctx, parent, name)
+	e := t.read()
+	defer e.done()
+	return e.engine.Lookup(ctx, parent, name)
 }
 func (t *Tracker) GetAttr(ctx context.Context, ino Ino) (Attr, error) {
-	return t.Unwrap().GetAttr(ctx, ino)
+	e := t.read()
+	defer e.done()
+	return e.engine.GetAttr(ctx, ino)
 }
 func (t *Tracker) Readlink(ctx context.Context, ino Ino) (string, error) {
-	return t.Unwrap().Readlink(ctx, ino)
+	e := t.read()
+	defer e.done()
+	return e.engine.Readlink(ctx, ino)
 }
 func (t *Tracker) Readdir(ctx context.Context, ino Ino, after string, limit int, plus bool) ([]Entry, error) {
-	return t.Unwrap().Readdir(ctx, ino, after, limit, plus)
+	e := t.read()
+	defer e.done()
+	return e.engine.Readdir(ctx, ino, after, limit, plus)
 }
 func (t *Tracker) Read(ctx context.Context, ino Ino, idx uint32) ([]Slice, error) {
-	return t.Unwrap().Read(ctx, ino, idx)
+	e := t.read()
+	defer e.done()
+	return e.engine.Read(ctx, ino, idx)
 }
 func (t *Tracker) DeadSlices(ctx context.Context, limit int) ([]DeadSlice, error) {
-	return t.Unwrap().DeadSlices(ctx, limit)
+	e := t.read()
+	defer e.done()
+	return e.engine.DeadSlices(ctx, limit)
 }
 func (t *Tracker) GetXattr(ctx context.Context, ino Ino, name string) ([]byte, error) {
-	return t.Unwrap().GetXattr(ctx, ino, name)
+	e := t.read()
+	defer e.done()
+	return e.engine.GetXattr(ctx, ino, name)
 }
 func (t *Tracker) ListXattr(ctx context.Context, ino Ino) ([]string, error) {
-	return t.Unwrap().ListXattr(ctx, ino)
+	e := t.read()
+	defer e.done()
+	return e.engine.ListXattr(ctx, ino)
 }
 func (t *Tracker) GetLk(ctx context.Context, ino Ino, owner LockOwner, l Lock) (Lock, error) {
-	current := t.current.Load()
+	current := t.read()
+	defer current.done()
 	return current.engine.GetLk(ctx, ino, current.owner(owner), l)
 }
 

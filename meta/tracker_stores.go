@@ -8,16 +8,16 @@ import "context"
 // migrator copies statistics and quotas with the volume. An engine
 // without them answers ErrNotSupported.
 
-func (t *Tracker) dirStats() (DirStatStore, error) {
-	s, ok := Capability[DirStatStore](t.Unwrap())
+func dirStatStoreOf(e Engine) (DirStatStore, error) {
+	s, ok := Capability[DirStatStore](e)
 	if !ok {
 		return nil, ErrNotSupported
 	}
 	return s, nil
 }
 
-func (t *Tracker) quotas() (QuotaStore, error) {
-	s, ok := Capability[QuotaStore](t.Unwrap())
+func quotaStoreOf(e Engine) (QuotaStore, error) {
+	s, ok := Capability[QuotaStore](e)
 	if !ok {
 		return nil, ErrNotSupported
 	}
@@ -25,61 +25,61 @@ func (t *Tracker) quotas() (QuotaStore, error) {
 }
 
 // heldStore runs a write of a store that a pause holds.
-func heldStore[S any](t *Tracker, ctx context.Context, store func() (S, error), call func(s S) error) error {
+func heldStore[S any](t *Tracker, ctx context.Context, store func(Engine) (S, error), call func(s S) error) error {
 	m, err := t.enter(ctx, false, nil)
 	if err != nil {
 		return err
 	}
 	defer t.end(ctx, m)
-	s, err := store()
+	s, err := store(m.engine)
 	if err != nil {
 		return err
 	}
 	return call(s)
 }
 
+// readStore runs a read of a store, counted as a read (Tracker.read).
+func readStore[S, R any](t *Tracker, store func(Engine) (S, error), call func(s S) (R, error)) (R, error) {
+	e := t.read()
+	defer e.done()
+	s, err := store(e.engine)
+	if err != nil {
+		var none R
+		return none, err
+	}
+	return call(s)
+}
+
 func (t *Tracker) AddDirStats(ctx context.Context, deltas map[Ino]DirStat, removed []Ino) error {
-	return heldStore(t, ctx, t.dirStats, func(s DirStatStore) error { return s.AddDirStats(ctx, deltas, removed) })
+	return heldStore(t, ctx, dirStatStoreOf, func(s DirStatStore) error { return s.AddDirStats(ctx, deltas, removed) })
 }
 
 func (t *Tracker) SetDirStats(ctx context.Context, stats map[Ino]DirStat, removed []Ino) error {
-	return heldStore(t, ctx, t.dirStats, func(s DirStatStore) error { return s.SetDirStats(ctx, stats, removed) })
+	return heldStore(t, ctx, dirStatStoreOf, func(s DirStatStore) error { return s.SetDirStats(ctx, stats, removed) })
 }
 
 func (t *Tracker) DirStats(ctx context.Context, dirs []Ino) (map[Ino]DirStat, error) {
-	s, err := t.dirStats()
-	if err != nil {
-		return nil, err
-	}
-	return s.DirStats(ctx, dirs)
+	return readStore(t, dirStatStoreOf, func(s DirStatStore) (map[Ino]DirStat, error) { return s.DirStats(ctx, dirs) })
 }
 
 func (t *Tracker) AllDirStats(ctx context.Context) (map[Ino]DirStat, error) {
-	s, err := t.dirStats()
-	if err != nil {
-		return nil, err
-	}
-	return s.AllDirStats(ctx)
+	return readStore(t, dirStatStoreOf, func(s DirStatStore) (map[Ino]DirStat, error) { return s.AllDirStats(ctx) })
 }
 
 func (t *Tracker) SetQuota(ctx context.Context, dir Ino, q Quota) error {
-	return heldStore(t, ctx, t.quotas, func(s QuotaStore) error { return s.SetQuota(ctx, dir, q) })
+	return heldStore(t, ctx, quotaStoreOf, func(s QuotaStore) error { return s.SetQuota(ctx, dir, q) })
 }
 
 func (t *Tracker) DeleteQuota(ctx context.Context, dir Ino) error {
-	return heldStore(t, ctx, t.quotas, func(s QuotaStore) error { return s.DeleteQuota(ctx, dir) })
+	return heldStore(t, ctx, quotaStoreOf, func(s QuotaStore) error { return s.DeleteQuota(ctx, dir) })
 }
 
 func (t *Tracker) AddQuotaUsage(ctx context.Context, deltas map[Ino]DirStat) error {
-	return heldStore(t, ctx, t.quotas, func(s QuotaStore) error { return s.AddQuotaUsage(ctx, deltas) })
+	return heldStore(t, ctx, quotaStoreOf, func(s QuotaStore) error { return s.AddQuotaUsage(ctx, deltas) })
 }
 
 func (t *Tracker) Quotas(ctx context.Context) (map[Ino]Quota, error) {
-	s, err := t.quotas()
-	if err != nil {
-		return nil, err
-	}
-	return s.Quotas(ctx)
+	return readStore(t, quotaStoreOf, func(s QuotaStore) (map[Ino]Quota, error) { return s.Quotas(ctx) })
 }
 
 var (

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -373,5 +374,65 @@ func TestTrackerPauseAndSwap(t *testing.T) {
 	}
 	if _, err := tr.Swap(src); err == nil {
 		t.Error("Swap of a tracker that is not paused succeeded")
+	}
+}
+
+// heldReads is an engine whose Lookup waits for release, and which
+// records whether it was closed.
+type heldReads struct {
+	meta.Engine
+	entered, release chan struct{}
+	closed           atomic.Bool
+}
+
+func (h *heldReads) Lookup(ctx context.Context, parent meta.Ino, name string) (meta.Ino, meta.Attr, error) {
+	close(h.entered)
+	<-h.release
+	if h.closed.Load() {
+		return 0, meta.Attr{}, errors.New("the engine was closed under a read")
+	}
+	return h.Engine.Lookup(ctx, parent, name)
+}
+
+func (h *heldReads) Close() error {
+	h.closed.Store(true)
+	return nil
+}
+
+// TestTrackerClosesReplacedAfterReads: a read that went to the engine a
+// Swap replaced finishes there; CloseReplaced closes that engine only
+// once it has returned (a mount's look-up at the switch of a migration
+// failed with EIO when SRC was closed under it).
+func TestTrackerClosesReplacedAfterReads(t *testing.T) {
+	ctx := t.Context()
+	src := &heldReads{Engine: trackerVolume(t, "src"), entered: make(chan struct{}), release: make(chan struct{})}
+	dst := trackerVolume(t, "dst")
+	tr := meta.NewTracker(src)
+	read := make(chan error, 1)
+	go func() {
+		_, _, err := tr.Lookup(ctx, meta.RootIno, "absent")
+		read <- err
+	}()
+	<-src.entered
+	must(struct{}{}, tr.Pause(ctx))(t)
+	must(tr.Swap(dst))(t)
+	tr.Resume()
+	closed := make(chan error, 1)
+	go func() { closed <- tr.CloseReplaced() }()
+	for start := time.Now(); !src.closed.Load() && time.Since(start) < 100*time.Millisecond; {
+		time.Sleep(time.Millisecond)
+	}
+	close(src.release)
+	if err := <-read; !errors.Is(err, meta.ErrNotFound) {
+		t.Errorf("a read in flight at the swap: %v, want ErrNotFound from the old engine", err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if !src.closed.Load() {
+		t.Error("CloseReplaced returned without closing the engine it replaced")
+	}
+	if _, _, err := tr.Lookup(ctx, meta.RootIno, "absent"); !errors.Is(err, meta.ErrNotFound) {
+		t.Errorf("a read after the swap: %v", err)
 	}
 }
