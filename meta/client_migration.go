@@ -9,12 +9,14 @@ import (
 )
 
 // How a Client follows an online migration (package migrate holds the
-// protocol; migration.go the record and the acknowledgements). A
-// goroutine reads the migration record every Heartbeat, and every
-// MigrationPoll while one exists, and moves the client's Tracker along
-// the record's phases:
+// protocol; migration.go the record and the acknowledgements). Start
+// reads the migration record once before the client's first mutation,
+// then a goroutine reads it every Heartbeat, and every MigrationPoll
+// while one exists, and moves the client's Tracker along the record's
+// phases:
 //
-//   - tracking: Track, then the MigrationAckTracking acknowledgement;
+//   - tracking: Track, then the MigrationAckTracking acknowledgement
+//     (and MigrationAckFromStart when Start saw the record);
 //   - pausing: Pause (reads go on; Pause returns once no mutation is in
 //     flight and their post-marks are appended), then MigrationAckPaused;
 //   - switched: open DST (ClientConfig.OpenEngine), MigrationAckSwitched
@@ -36,22 +38,23 @@ import (
 // follower is the state of the migration a Client follows; only the
 // following goroutine uses it.
 type follower struct {
-	id     string // the record's ID; "" for none
-	acked  int    // the last acknowledgement appended
-	paused bool
+	id        string // the record's ID; "" for none
+	acked     int    // the last acknowledgement appended
+	paused    bool
+	fromStart bool // the client's start: no mutation of it ran yet
 }
 
-// followMigrations runs until stop closes.
-func (c *Client) followMigrations(stop, done chan struct{}) {
+// followMigrations runs until stop closes, from the state f of the
+// step Start took.
+func (c *Client) followMigrations(stop, done chan struct{}, f follower) {
 	defer close(done)
-	var f follower
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		<-stop
 		cancel()
 	}()
-	wait := time.NewTimer(0)
+	wait := time.NewTimer(MigrationPoll)
 	defer wait.Stop()
 	for {
 		select {
@@ -136,7 +139,11 @@ func (c *Client) startTracking(ctx context.Context, f *follower, log ChangeLog, 
 		slog.Warn("wait for the mutations started before tracking", "migration", r.ID, "err", err)
 		return false
 	}
-	if err := c.acknowledge(ctx, log, MigrationAckTracking); err != nil {
+	acks := []uint64{MigrationAckTracking}
+	if f.fromStart {
+		acks = append(acks, MigrationAckFromStart)
+	}
+	if err := c.acknowledge(ctx, log, acks...); err != nil {
 		slog.Warn("acknowledge a migration", "migration", r.ID, "err", err)
 		return false
 	}
@@ -161,9 +168,14 @@ func (c *Client) pause(ctx context.Context, f *follower, log ChangeLog, r Migrat
 	f.acked = MigrationAckPaused
 }
 
-// acknowledge appends the acknowledgement ack of this client's session.
-func (c *Client) acknowledge(ctx context.Context, log ChangeLog, ack uint64) error {
-	_, err := log.AppendChanges(ctx, []Change{{Kind: ChangeAck, Session: c.Session(), Operation: ack}})
+// acknowledge appends the acknowledgements acks of this client's
+// session.
+func (c *Client) acknowledge(ctx context.Context, log ChangeLog, acks ...uint64) error {
+	changes := make([]Change, len(acks))
+	for i, ack := range acks {
+		changes[i] = Change{Kind: ChangeAck, Session: c.Session(), Operation: ack}
+	}
+	_, err := log.AppendChanges(ctx, changes)
 	return err
 }
 

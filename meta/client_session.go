@@ -23,7 +23,13 @@ func (c *Client) Start(ctx context.Context) error {
 	c.sid, c.info, c.stop, c.done, c.statsDone, c.followDone = sid, info, stop, done, statsDone, followDone
 	c.mu.Unlock()
 	go c.flushDirStatsLoop(stop, statsDone)
-	go c.followMigrations(stop, followDone)
+	// A migration under way is followed before the client's first
+	// mutation (cleanStale's included): all its changes are tracked.
+	var follow follower
+	follow.fromStart = true
+	c.followStep(ctx, &follow)
+	follow.fromStart = false
+	go c.followMigrations(stop, followDone, follow)
 	c.cleanStale(ctx)
 	c.loadTrashDays(ctx)
 	go c.heartbeat(stop, done)

@@ -97,6 +97,11 @@ const (
 	// swaps its engine, so the migrator can report which clients
 	// followed. The client never writes SRC again.
 	MigrationAckSwitched = 3
+	// MigrationAckFromStart: appended with MigrationAckTracking by a
+	// client that saw the record when it started, before its session's
+	// first mutation: every change it ever made is tracked, so a
+	// migrator need not refuse it for having started during the copy.
+	MigrationAckFromStart = 4
 )
 
 // How a client follows the record. It reads the record on every session

@@ -146,13 +146,17 @@ func describeSession(s meta.SessionInfo) string {
 
 // lateSessions are those of sessions that had not acknowledged tracking
 // by position, the bulk copy's start (tracked read the log at least that
-// far): mounts started during the migration. Until such a mount read the
-// record it changed the volume untracked, maybe after the snapshot: those
-// changes may be in neither the copy nor the log, so the migration
-// cannot switch.
+// far), and did not say they saw the record from their start: mounts
+// started during the migration by a cairn that reads the record only
+// after its start. Until such a mount read the record it changed the
+// volume untracked, maybe after the snapshot: those changes may be in
+// neither the copy nor the log, so the migration cannot switch.
 func lateSessions(sessions []meta.SessionInfo, tracked *acks, position uint64) []meta.SessionInfo {
 	var out []meta.SessionInfo
 	for _, s := range sessions {
+		if tracked.seen[meta.MigrationAckFromStart][s.ID] != 0 {
+			continue // tracked since before its first change
+		}
 		if seq := tracked.seen[meta.MigrationAckTracking][s.ID]; seq == 0 || seq > position {
 			out = append(out, s)
 		}

@@ -199,8 +199,9 @@ func Run(ctx context.Context, src, dst meta.Engine, sourceURL, destinationURL st
 		}
 	}
 
-	// Every acknowledgement up to the copy's start, read outside the pause.
-	if err := tracked.readUntil(ctx, bulkStart); err != nil {
+	// The acknowledgements so far, read outside the pause (which reads
+	// only what comes after).
+	if err := tracked.read(ctx); err != nil {
 		return err
 	}
 	return runSwitch(ctx, src, dst, log, lease, position, tracked, bulkStart, opts, &switched)
@@ -219,6 +220,9 @@ func runSwitch(ctx context.Context, src, dst meta.Engine, log meta.ChangeLog, le
 	}
 	paused, err := waitAcks(ctx, src, newAcks(log, before), meta.MigrationAckPaused, opts.PauseTimeout, opts.SessionTimeout)
 	if err != nil {
+		return err
+	}
+	if err := tracked.read(ctx); err != nil {
 		return err
 	}
 	if joined := lateSessions(paused, tracked, bulkStart); len(joined) > 0 {

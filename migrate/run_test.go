@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"cairn/internal/testenv"
 	"cairn/meta"
+	"cairn/meta/engines"
 )
 
 // testRun is Run with short limits for tests, recording its events.
@@ -257,5 +259,60 @@ func TestRunRefusesLateSession(t *testing.T) {
 	}
 	if err := meta.CheckMoved(ctx, src); err != nil {
 		t.Errorf("SRC after the refusal: %v", err)
+	}
+}
+
+// TestRunTakesClientStartedDuringCopy: a meta.Client started while the
+// volume is being copied reads the record before its first change, says
+// so, and the migration switches with it: its first change is on DST and
+// it follows there.
+func TestRunTakesClientStartedDuringCopy(t *testing.T) {
+	ctx := t.Context()
+	srcURL := "sqlite3://" + filepath.Join(t.TempDir(), "src.db")
+	src := openEngine(t, srcURL)
+	if err := src.Init(ctx, testFormat, false); err != nil {
+		t.Fatal(err)
+	}
+	dstURL := testenv.Postgres(t).URL("postgres")
+	dst := openEngine(t, dstURL)
+	var late *meta.Client
+	r := testRun{on: func(e Event) {
+		if e.Stage != StageCatchUp || e.Round != 1 {
+			return
+		}
+		e2, err := engines.Open(srcURL)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		c := meta.NewClient(e2, meta.ClientConfig{Heartbeat: 50 * time.Millisecond,
+			OpenEngine: func(context.Context, string) (meta.Engine, error) { return engines.Open(dstURL) },
+			Session:    meta.SessionInfo{Hostname: "late-host", PID: 99}})
+		if err := c.Start(ctx); err != nil {
+			t.Error(err)
+			return
+		}
+		t.Cleanup(func() {
+			c.Close(context.Background())
+			c.Engine().Close()
+		})
+		if _, _, err := c.Mknod(ctx, meta.RootCred, meta.RootIno, "first", meta.TypeFile, 0o644, 0, ""); err != nil {
+			t.Errorf("the late client's first change: %v", err)
+		}
+		late = c
+	}}
+	if err := r.run(ctx, src, dst, dstURL); err != nil {
+		t.Fatalf("Run with a client started during the copy: %v", err)
+	}
+	if late == nil {
+		t.Fatal("no catch-up round: the late client never started")
+	}
+	if _, _, err := dst.Lookup(ctx, meta.RootIno, "first"); err != nil {
+		t.Errorf("the late client's first change on DST: %v", err)
+	}
+	for start := time.Now(); !late.Followed(); time.Sleep(10 * time.Millisecond) {
+		if time.Since(start) > time.Minute {
+			t.Fatal("after a minute, the late client has not followed the volume to DST")
+		}
 	}
 }
