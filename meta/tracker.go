@@ -82,6 +82,7 @@ type trackedEngine struct {
 	engine   Engine
 	from, to uint64
 	reads    atomic.Int64 // reads in flight (read), which its Close waits for
+	holding  holds        // Hold's holders, which close it instead of CloseReplaced
 }
 
 // read returns the engine a read goes to, counted there until done: an
@@ -225,6 +226,9 @@ func (t *Tracker) CloseReplaced() error {
 	}
 	for start := time.Now(); old.reads.Load() > 0 && time.Since(start) < replacedReadsWait; {
 		time.Sleep(time.Millisecond)
+	}
+	if old.holding.handOver() {
+		return nil // the last holder's release closes it
 	}
 	return old.engine.Close()
 }
