@@ -41,6 +41,8 @@ func (c *call) run() (any, error) {
 		return c.warmup()
 	case OpFloor:
 		return c.floor()
+	case OpMigrate:
+		return c.migrate()
 	}
 	return nil, fmt.Errorf("this mount does not know the request %q: use the cairn of the mount's release", c.req.Op)
 }

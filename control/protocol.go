@@ -3,6 +3,7 @@ package control
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Version is the protocol's version. A request of another version is
@@ -20,6 +21,7 @@ const (
 	OpSummary = "summary"
 	OpWarmup  = "warmup"
 	OpFloor   = "floor"
+	OpMigrate = "migrate"
 )
 
 // Request is the one line of JSON a command sends after connecting.
@@ -41,6 +43,24 @@ type Request struct {
 	Top         int    `json:"top,omitempty"`      // summary --top
 	Count       bool   `json:"count,omitempty"`    // summary --count
 	Ops         int    `json:"ops,omitempty"`      // floor: probes of each kind per thread
+	// Migrate is what a migration of the mount's volume needs.
+	Migrate *MigrateRequest `json:"migrate,omitempty"`
+}
+
+// MigrateRequest is the part of a Request that says where the mount's
+// volume moves: DST's URL as the user gave it (with a password or not),
+// and $META_PASSWORD_DST of the command. Neither is ever logged.
+type MigrateRequest struct {
+	Destination  string        `json:"destination"`
+	Password     string        `json:"password,omitempty"`
+	AckTimeout   time.Duration `json:"ack_timeout,omitempty"`
+	PauseTimeout time.Duration `json:"pause_timeout,omitempty"`
+	// Test hooks: Lease shortens the record's lease (0: the default);
+	// Hold, "STAGE" or "STAGE:FILE", stops the migration at a stage
+	// (copy, catch-up, switch, switched) until FILE exists or the command
+	// goes, so that a test kills the command at a known moment.
+	Lease time.Duration `json:"lease,omitempty"`
+	Hold  string        `json:"hold,omitempty"`
 }
 
 // Bounds on what one request may ask of the mount: any user of a shared
@@ -77,6 +97,9 @@ type Reply struct {
 	Result   json.RawMessage `json:"result,omitempty"`
 	Error    string          `json:"error,omitempty"`
 }
+
+// A migration's progress reports are migrate.Event values, its result
+// is the last of them (StageSwitch).
 
 // Count is the progress and the result of rmr and clone: inodes done.
 type Count struct {

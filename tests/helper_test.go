@@ -42,6 +42,8 @@ func helperMain(args []string) int {
 		return helperWriteFiles(args[1:])
 	case "serverops":
 		return helperServerOps(args[1:])
+	case "migrationwriter":
+		return helperMigrationWriter(args[1:])
 	default:
 		fmt.Printf("unknown helper command %q\n", args[0])
 		return 2

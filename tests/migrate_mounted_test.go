@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -32,6 +33,16 @@ type migrationWriter struct {
 	longest time.Duration
 	failure error
 	done    atomic.Int64 // operations done, for another goroutine to watch
+	// log, when set, gets a line for each operation that returned (see
+	// writerLog): what a writer process tells the test.
+	log io.Writer
+}
+
+// record writes an operation's line to the log, if any.
+func (w *migrationWriter) record(format string, args ...any) {
+	if w.log != nil {
+		fmt.Fprintf(w.log, format+"\n", args...)
+	}
 }
 
 // opsDone is how many operations the writer has done so far.
@@ -50,7 +61,8 @@ func (w *migrationWriter) step() error {
 	switch r := w.rand.IntN(10); {
 	case r < 6 || len(names) < 5: // create, write, fsync
 		name := fmt.Sprintf("f%05d", w.ops)
-		data := pattern(w.rand.Uint64(), 1+w.rand.IntN(20000))
+		seed, size := w.rand.Uint64(), 1+w.rand.IntN(20000)
+		data := pattern(seed, size)
 		f, err := os.OpenFile(filepath.Join(w.dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 		if err != nil {
 			return err
@@ -67,6 +79,7 @@ func (w *migrationWriter) step() error {
 			return err
 		}
 		w.files[name] = data
+		w.record("create %s %d %d", name, seed, size)
 	case r < 8: // rename
 		from := names[w.rand.IntN(len(names))]
 		to := fmt.Sprintf("r%05d", w.ops)
@@ -75,12 +88,14 @@ func (w *migrationWriter) step() error {
 		}
 		w.files[to] = w.files[from]
 		delete(w.files, from)
+		w.record("rename %s %s", from, to)
 	default: // delete
 		name := names[w.rand.IntN(len(names))]
 		if err := os.Remove(filepath.Join(w.dir, name)); err != nil {
 			return err
 		}
 		delete(w.files, name)
+		w.record("delete %s", name)
 	}
 	return nil
 }

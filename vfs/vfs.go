@@ -115,6 +115,10 @@ func (v *VFS) SetInvalidator(fn func(meta.Ino)) {
 // Client returns the metadata client the VFS runs on.
 func (v *VFS) Client() *meta.Client { return v.client }
 
+// MetaURL is the volume's metadata URL with any password masked, as the
+// mount was given it.
+func (v *VFS) MetaURL() string { return v.cfg.MetaURL }
+
 // Format returns the volume's settings.
 func (v *VFS) Format() meta.Format { return v.format }
 

@@ -25,10 +25,15 @@ var passwordEnv sync.Mutex
 // $REDIS_PASSWORD), which is where the engines read a password that the
 // URL lacks: SRC's password never reaches DST's server. The engines read
 // it only while they open, so the environment is as it was once
-// OpenDestination returns.
+// OpenDestination returns. A destination lent to this process
+// (LendDestination) is opened with what was lent instead.
 func OpenDestination(url string) (meta.Engine, error) {
 	passwordEnv.Lock()
 	defer passwordEnv.Unlock()
+	password := os.Getenv(DestinationPasswordEnv)
+	if d, ok := lent[engines.WithoutPassword(url)]; ok {
+		url, password = d.url, d.password
+	}
 	saved := map[string]string{}
 	for _, name := range []string{"META_PASSWORD", "REDIS_PASSWORD"} {
 		if v, ok := os.LookupEnv(name); ok {
@@ -36,7 +41,7 @@ func OpenDestination(url string) (meta.Engine, error) {
 		}
 		os.Unsetenv(name)
 	}
-	if password := os.Getenv(DestinationPasswordEnv); password != "" {
+	if password != "" {
 		os.Setenv("META_PASSWORD", password)
 	}
 	defer func() {
@@ -46,6 +51,32 @@ func OpenDestination(url string) (meta.Engine, error) {
 		}
 	}()
 	return engines.Open(url)
+}
+
+// lent are the destinations lent to this process, by their URL without
+// password.
+var lent = map[string]lentDestination{}
+
+type lentDestination struct{ url, password string }
+
+// LendDestination makes OpenDestination, in this process and until end
+// is called, open url (which may hold a password) with password standing
+// for $META_PASSWORD_DST, when it is asked for url or for url without its
+// password. A migration that runs inside a mount (package control) gets
+// DST's URL and password from the command that started it, whose
+// environment is not the mount's: the mount's own client, which opens
+// the URL without password that the migration record names, needs them
+// too.
+func LendDestination(url, password string) (end func()) {
+	key := engines.WithoutPassword(url)
+	passwordEnv.Lock()
+	lent[key] = lentDestination{url: url, password: password}
+	passwordEnv.Unlock()
+	return func() {
+		passwordEnv.Lock()
+		delete(lent, key)
+		passwordEnv.Unlock()
+	}
 }
 
 // followMigrations is how a mounted client opens the engine a migration

@@ -39,6 +39,25 @@ func FindMount(abs string) *Mount {
 	return best
 }
 
+// CairnMounts lists the cairn FUSE mounts this process sees, or none when
+// mountinfo cannot be read.
+func CairnMounts() []Mount {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var mounts []Mount
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if m, ok := parseMountinfo(sc.Text()); ok && m.Cairn {
+			mounts = append(mounts, m)
+		}
+	}
+	return mounts
+}
+
 // parseMountinfo reads one line of mountinfo: field 5 is the mount point;
 // after the " - " separator come the type and the source.
 func parseMountinfo(line string) (Mount, bool) {

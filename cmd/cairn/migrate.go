@@ -13,6 +13,7 @@ import (
 	"cairn/bench/phase"
 	"cairn/meta"
 	"cairn/meta/engines"
+	"cairn/meta/kv"
 	"cairn/migrate"
 	"cairn/volume"
 
@@ -21,24 +22,34 @@ import (
 
 func migrateCommand() *cobra.Command {
 	c := &cobra.Command{
-		Use:   "migrate SRC-URL DST-URL",
-		Short: "move a volume, mounted or not, from the database at SRC-URL to the empty one at DST-URL",
+		Use:   "migrate SRC-URL|PATH DST-URL",
+		Short: "move a volume, mounted or not, from its metadata database to the empty one at DST-URL",
 		Long: "Move a volume, mounted or not, from the metadata database at SRC-URL to the empty one at DST-URL.\n" +
 			"Mounts keep working: their writes are tracked while the volume is copied, they pause once\n" +
 			"(well under a second) at the switch, and then go on with DST-URL without a remount. SRC-URL\n" +
 			"is left marked as moved. Interrupting or killing the command before the switch leaves the\n" +
 			"volume on SRC-URL; running it again starts over. Every mount must run a cairn that knows\n" +
 			"migrations: one that does not acknowledge it within --ack-timeout is named and nothing moves.\n\n" +
+			"Given a PATH inside a cairn mount instead of SRC-URL, the migration runs inside that mount's\n" +
+			"process, on the mount's own connection to its database: the way to move a mounted Badger\n" +
+			"volume, which no other process may open, and the same on every engine. Only root or the user\n" +
+			"the mount runs as may start it; the mount's other users may not.\n\n" +
 			"The password of SRC-URL may come from $META_PASSWORD, that of DST-URL from $" + volume.DestinationPasswordEnv + "\n" +
-			"(each mount reads it there too when it moves).\n\n" + metaURLHelp,
+			"(each mount reads it there too when it moves; with a PATH the command sends its own to that\n" +
+			"mount).\n\n" + metaURLHelp,
 		Example: "  cairn migrate sqlite3:///var/lib/cairn/vol.db postgres://cairn@db/cairn\n" +
-			"  META_PASSWORD=old META_PASSWORD_DST=new cairn migrate redis://cairn@old:6379/1 etcd://cairn@e1:2379,e2:2379,e3:2379/vol",
+			"  META_PASSWORD=old META_PASSWORD_DST=new cairn migrate redis://cairn@old:6379/1 etcd://cairn@e1:2379,e2:2379,e3:2379/vol\n" +
+			"  META_PASSWORD_DST=new cairn migrate /mnt/vol 'mysql://cairn@(db:3306)/cairn'",
 		Args: exactArgs(2),
 	}
 	ackTimeout := c.Flags().Duration("ack-timeout", time.Minute, "how long every mount has to acknowledge the migration (and, after the switch, to say it follows)")
 	pauseTimeout := c.Flags().Duration("pause-timeout", 10*time.Second, "how long every mount has to pause at the switch; past it the migration ends with the volume where it was")
 	c.RunE = func(_ *cobra.Command, pos []string) error {
-		return runMigrate(pos[0], pos[1], migrate.Options{AckTimeout: *ackTimeout, PauseTimeout: *pauseTimeout})
+		opts := migrate.Options{AckTimeout: *ackTimeout, PauseTimeout: *pauseTimeout}
+		if !strings.Contains(pos[0], "://") {
+			return runMigrateMounted(pos[0], pos[1], opts)
+		}
+		return runMigrate(pos[0], pos[1], opts)
 	}
 	return c
 }
@@ -54,6 +65,9 @@ func runMigrate(sourceURL, destinationURL string, opts migrate.Options) error {
 		return fmt.Errorf("SRC-URL and DST-URL are the same (%s): give an empty database as DST-URL; nothing was changed", src)
 	}
 	source, err := engines.Open(sourceURL)
+	if errors.Is(err, kv.ErrInUse) {
+		return heldSourceError(sourceURL, dst)
+	}
 	if err != nil {
 		return fmt.Errorf("open the source %s: %w", src, err)
 	}
@@ -88,25 +102,9 @@ func runMigrate(sourceURL, destinationURL string, opts migrate.Options) error {
 	err = migrate.Run(ctx, source, destination, engines.WithoutPassword(sourceURL), engines.WithoutPassword(destinationURL), opts)
 	show.end()
 	if err != nil {
-		return migrateError(src, dst, ctx, err)
+		return migrate.Explain(err, src, dst, ctx.Err() != nil)
 	}
 	return nil
-}
-
-// migrateError says in one line what stopped a migration and where the
-// volume is.
-func migrateError(src, dst string, ctx context.Context, err error) error {
-	switch {
-	case errors.Is(err, meta.ErrMoved):
-		return fmt.Errorf("the volume at %s: %w", src, err)
-	case errors.Is(err, migrate.ErrNotEmpty), errors.Is(err, migrate.ErrSameVolume):
-		return fmt.Errorf("%s: %w; nothing was changed", dst, err)
-	case errors.As(err, new(*migrate.NotAcknowledgedError)):
-		return fmt.Errorf("%w; the volume stays on %s, nothing was copied", err, src)
-	case ctx.Err() != nil:
-		return fmt.Errorf("interrupted: the volume stays on %s; %s holds an unfinished copy, which running the command again replaces", src, dst)
-	}
-	return fmt.Errorf("%w; the volume stays on %s (running the command again starts over)", err, src)
 }
 
 // The tests' hooks, not documented for users. holdEnv, set to a stage

@@ -16,6 +16,10 @@ import (
 // when the holder dies.
 type dirLock struct{ f *os.File }
 
+// ErrInUse is why a Badger directory that another process holds (a
+// mount, most often) does not open.
+var ErrInUse = errors.New("only one process may open it")
+
 const lockFileName = "cairn.lock"
 
 func lockDir(dir string) (*dirLock, error) {
@@ -35,7 +39,7 @@ func lockDir(dir string) (*dirLock, error) {
 			if who == "" {
 				who = "another process"
 			}
-			return nil, fmt.Errorf("badger directory %s is in use by %s; only one process may open it: stop that one, or use a network engine (etcd, tikv) for several clients", dir, who)
+			return nil, fmt.Errorf("badger directory %s is in use by %s; %w: stop that one, or use a network engine (etcd, tikv) for several clients", dir, who, ErrInUse)
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}

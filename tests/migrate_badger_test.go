@@ -1,0 +1,224 @@
+package tests
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"cairn/internal/testenv"
+	"cairn/meta/engines"
+)
+
+// helperMigrationWriter is the helper command "migrationwriter DIR SEED
+// STREAM LOG": a migrationWriter in DIR, run until its stdin closes,
+// appending a line to LOG for each operation that returned. It prints
+// "ok OPS LONGEST-NS", or the failure.
+func helperMigrationWriter(args []string) int {
+	if len(args) != 4 {
+		fmt.Println("usage: helper migrationwriter DIR SEED STREAM LOG")
+		return 2
+	}
+	seed, err1 := strconv.ParseUint(args[1], 10, 64)
+	stream, err2 := strconv.ParseUint(args[2], 10, 64)
+	log, err3 := os.OpenFile(args[3], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	for _, err := range []error{err1, err2, err3} {
+		if err != nil {
+			fmt.Println(err)
+			return 2
+		}
+	}
+	defer log.Close()
+	w := &migrationWriter{dir: args[0], rand: rand.New(rand.NewPCG(seed, stream)), files: map[string][]byte{}, log: log}
+	stop := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, os.Stdin)
+		close(stop)
+	}()
+	var running sync.WaitGroup
+	running.Add(1)
+	w.run(stop, &running)
+	if w.failure != nil {
+		fmt.Printf("failed: %v\n", w.failure)
+		return 1
+	}
+	fmt.Printf("ok %d %d\n", w.ops, w.longest.Nanoseconds())
+	return 0
+}
+
+// writerProcess is a migrationwriter helper running on a mount.
+type writerProcess struct {
+	dir, log string
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	out      strings.Builder
+}
+
+// startWriter starts a writer process in dir (which it creates).
+func startWriter(t *testing.T, dir string, seed, stream uint64) *writerProcess {
+	t.Helper()
+	needBinary(t)
+	must(t, os.Mkdir(dir, 0o755), "mkdir "+dir)
+	w := &writerProcess{dir: dir, log: filepath.Join(tempDir(t), fmt.Sprintf("writer%d.log", stream))}
+	w.cmd = helperCmd(nil, "migrationwriter", dir, fmt.Sprint(seed), fmt.Sprint(stream), w.log)
+	w.cmd.Stdout, w.cmd.Stderr = &w.out, &w.out
+	var err error
+	w.stdin, err = w.cmd.StdinPipe()
+	must(t, err, "stdin pipe")
+	must(t, w.cmd.Start(), "start a writer")
+	t.Cleanup(func() { w.stdin.Close(); w.cmd.Wait() })
+	return w
+}
+
+// logged is how many operations the writer has logged so far.
+func (w *writerProcess) logged() int {
+	data, _ := os.ReadFile(w.log)
+	return strings.Count(string(data), "\n")
+}
+
+// stop ends the writer and returns its longest operation, failing the
+// test if an operation failed.
+func (w *writerProcess) stop(t *testing.T) time.Duration {
+	t.Helper()
+	w.stdin.Close()
+	err := w.cmd.Wait()
+	out := strings.TrimSpace(w.out.String())
+	var ops, longest int64
+	if _, serr := fmt.Sscanf(out, "ok %d %d", &ops, &longest); err != nil || serr != nil {
+		t.Errorf("writer in %s: %v: %s", w.dir, err, out)
+	}
+	return time.Duration(longest)
+}
+
+// writerLog replays a writer's log: every file whose fsync returned, with
+// its content, under the name its last rename gave it.
+func writerLog(t *testing.T, path string) map[string][]byte {
+	t.Helper()
+	f, err := os.Open(path)
+	must(t, err, "open a writer's log")
+	defer f.Close()
+	files := map[string][]byte{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var a, b string
+		var seed uint64
+		var size int
+		switch line := sc.Text(); {
+		case strings.HasPrefix(line, "create "):
+			_, err = fmt.Sscanf(line, "create %s %d %d", &a, &seed, &size)
+			files[a] = pattern(seed, size)
+		case strings.HasPrefix(line, "rename "):
+			_, err = fmt.Sscanf(line, "rename %s %s", &a, &b)
+			files[b] = files[a]
+			delete(files, a)
+		case strings.HasPrefix(line, "delete "):
+			_, err = fmt.Sscanf(line, "delete %s", &a)
+			delete(files, a)
+		default:
+			t.Fatalf("%s: unknown line %q", path, line)
+		}
+		must(t, err, "read "+path)
+	}
+	must(t, sc.Err(), "read "+path)
+	return files
+}
+
+// TestMigrateMountedBadger: a Badger volume, which only its mount may
+// open, moves to MariaDB through 'cairn migrate MOUNTPOINT DST-URL' while
+// two writer processes create, write, fsync, rename and delete files on
+// the mount. A first attempt, whose command is killed after the copy,
+// leaves the volume on Badger and the writers going; the rerun moves it,
+// with the mount following on DST's password, which only the command
+// had. Afterwards no operation failed, every fsync'd file reads back
+// byte-exact through the same mount, the writers keep working, the
+// mount's session is on MariaDB, a dump of MariaDB holds exactly the
+// trees the writers' logs describe, and Badger says the volume moved.
+func TestMigrateMountedBadger(t *testing.T) {
+	if engineName() != "badger" {
+		t.Skip("migrates a mounted Badger volume: runs in the Badger pass (CAIRN_TEST_ENGINE=badger)")
+	}
+	needMount(t)
+	db := testenv.MariaDB(t)
+	db.SQL(t, "CREATE DATABASE cairn")
+	dst := engines.WithoutPassword(db.URL("cairn"))
+	v := &volume{name: "test-vol", meta: newMetaURL(t)}
+	cairnOK(t, append([]string{"format", v.meta, v.name}, trashOff(v.storageArgs(t))...)...)
+	v.dir = filepath.Join(tempDir(t), "mnt")
+	must(t, os.Mkdir(v.dir, 0o755), "mkdir")
+	v.mount(t)
+	// Set once the mount runs: the command has DST's password, the mount
+	// does not.
+	t.Setenv("META_PASSWORD_DST", db.Password)
+
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	writers := []*writerProcess{startWriter(t, v.path("one"), seed, 1), startWriter(t, v.path("two"), seed, 2)}
+	goneOn := func(n int) {
+		t.Helper()
+		var want []int
+		for _, w := range writers {
+			want = append(want, w.logged()+n)
+		}
+		for i, w := range writers {
+			if !eventually(time.Minute, func() bool { return w.logged() >= want[i] }) {
+				t.Fatalf("the writer in %s did not do %d more operations within a minute; its output: %s", w.dir, n, w.out.String())
+			}
+		}
+	}
+	goneOn(200)
+
+	m := startHeldMigration(t, v.dir, dst, "catch-up", "")
+	must(t, m.cmd.Process.Signal(syscall.SIGKILL), "kill cairn migrate")
+	m.wait()
+	if !v.mnt.WaitOutput("the migration ended without moving the volume", time.Minute) {
+		t.Fatalf("the mount did not end the migration whose command was killed; its output:\n%s", v.mnt.Output())
+	}
+	goneOn(50)
+
+	r := runCairn(t, "migrate", v.dir, dst)
+	t.Logf("cairn migrate:\n%s", r.stderr)
+	if r.code != 0 {
+		t.Fatalf("cairn migrate %s: exit %d", v.dir, r.code)
+	}
+	for _, want := range []string{"removed the unfinished copy an earlier attempt left", "1 mount(s) follow"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("cairn migrate did not say %q", want)
+		}
+	}
+	goneOn(50) // on MariaDB now
+	var longest time.Duration
+	for _, w := range writers {
+		longest = max(longest, w.stop(t))
+	}
+	t.Logf("the longest one operation of the writers waited: %v", longest)
+
+	for _, w := range writers {
+		checkWriterTree(t, w.dir, writerLog(t, w.log))
+	}
+	if st := status(t, db.URL("cairn")); len(st.Sessions) != 1 || st.Sessions[0].MountPoint != v.dir {
+		t.Errorf("the sessions on MariaDB: %+v, want the mount at %s", st.Sessions, v.dir)
+	}
+	dumpFile := filepath.Join(tempDir(t), "dst.dump")
+	cairnOK(t, "dump", db.URL("cairn"), dumpFile)
+	copied := &volume{name: v.name, meta: "sqlite3://" + filepath.Join(tempDir(t), "copy.db"), dir: filepath.Join(tempDir(t), "copy")}
+	must(t, os.Mkdir(copied.dir, 0o755), "mkdir")
+	cairnOK(t, "load", copied.meta, dumpFile)
+	copied.mount(t)
+	for _, w := range writers {
+		checkWriterTree(t, copied.path(filepath.Base(w.dir)), writerLog(t, w.log))
+	}
+	copied.unmount(t)
+	v.unmount(t)
+	if r := runCairn(t, "status", v.meta); r.code != 1 || !strings.Contains(r.stderr, "moved to") {
+		t.Errorf("status of Badger: exit %d, %q; want it to say the volume moved", r.code, r.stderr)
+	}
+}
