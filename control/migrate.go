@@ -32,7 +32,7 @@ func (c *call) migrate() (any, error) {
 		return nil, errors.New("a migration needs the URL of its destination")
 	}
 	if c.cred.Uid != 0 && c.cred.Uid != c.owner {
-		return nil, fmt.Errorf("only root or the mount's owner (uid %d) may migrate its volume: run the command as one of them", c.owner)
+		return nil, fmt.Errorf("only root or the mount's owner (uid %d) may migrate its volume: run the command as one of them; nothing was changed", c.owner)
 	}
 	if err := c.writable(); err != nil {
 		return nil, err

@@ -222,3 +222,44 @@ func TestMigrateMountedBadger(t *testing.T) {
 		t.Errorf("status of Badger: exit %d, %q; want it to say the volume moved", r.code, r.stderr)
 	}
 }
+
+// TestMigrateMountedRefusals: 'cairn migrate PATH DST-URL' refuses, in
+// one line and changing nothing, a PATH on no cairn mount, a DST that
+// holds another volume, DST the mount's own database and a user who is
+// neither root nor the mount's owner; 'cairn migrate badger://DIR
+// DST-URL' while DIR is mounted names the mount point to give instead.
+// The mount never started tracking, its files are as they were, and the
+// other volume too.
+func TestMigrateMountedRefusals(t *testing.T) {
+	if engineName() != "badger" {
+		t.Skip("migrates a mounted Badger volume: runs in the Badger pass (CAIRN_TEST_ENGINE=badger)")
+	}
+	needMount(t)
+	v := formatVolume(t)
+	v.mount(t)
+	data := pattern(7, 10000)
+	writeFile(t, v.path("kept"), data)
+	other := &volume{name: "other-vol", meta: "sqlite3://" + filepath.Join(tempDir(t), "other.db")}
+	cairnOK(t, append([]string{"format", other.meta, other.name}, other.storageArgs(t)...)...)
+	empty := "sqlite3://" + filepath.Join(tempDir(t), "empty.db")
+
+	wantUserError(t, runCairn(t, "migrate", tempDir(t), empty), "not inside a cairn mount", "nothing was changed")
+	wantUserError(t, runCairn(t, "migrate", v.dir, other.meta), "the destination is not empty", "other-vol", "nothing was changed")
+	wantUserError(t, runCairn(t, "migrate", v.path("kept"), v.meta), "already lives at", "nothing was changed")
+	wantUserError(t, runCairn(t, "migrate", v.dir, "mysql://cairn@(127.0.0.1:1)/cairn"), "cannot reach the mysql server", "nothing was changed")
+	wantUserError(t, runAs(t, nobody, cairnBin, "migrate", v.dir, empty), "only root or the mount's owner", "nothing was changed")
+	wantUserError(t, runCairn(t, "migrate", v.meta, empty), "is mounted at "+v.dir, "cairn migrate "+v.dir+" "+empty)
+
+	if strings.Contains(v.mnt.Output(), "tracking changes for a migration") {
+		t.Errorf("a refused migration made the mount track its changes; its output:\n%s", v.mnt.Output())
+	}
+	wantContent(t, v.path("kept"), data)
+	writeFile(t, v.path("after"), data)
+	wantContent(t, v.path("after"), data)
+	if st := status(t, other.meta); st.Setting.Name != other.name {
+		t.Errorf("the volume in the refused DST: %+v", st.Setting)
+	}
+	if _, err := os.Stat(strings.TrimPrefix(empty, "sqlite3://")); err == nil {
+		t.Errorf("a refused migration created %s", empty)
+	}
+}
