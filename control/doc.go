@@ -1,6 +1,6 @@
 // Package control is the channel through which cairn's commands that take
 // a PATH inside a mount (rmr, restore, clone, compact, info, summary,
-// warmup) run their work inside the process serving that mount, on every
+// warmup, migrate) run their work inside the process serving that mount, on every
 // engine: Badger, which one process holds, included. The mount listens on a Unix
 // socket whose address it publishes in its .stats file; a command connects,
 // sends one request and reads progress, lines to print and a result back

@@ -183,6 +183,8 @@
 // unfinished operations read in one pass of the log, counters, SRC
 // marked moved, which meta.CheckMoved refuses), and the migrator (Run,
 // 'cairn migrate'): the announce, the lease, the acknowledgements, the
-// late mounts, the rerun over an earlier attempt's copy. A Badger SRC
-// cannot be migrated while mounted: Badger lets one process open it.
+// late mounts, the rerun over an earlier attempt's copy. Run also runs
+// inside a mount's process (package control, 'cairn migrate PATH
+// DST-URL'), with the mount's own engine as SRC: the way to move a
+// mounted Badger volume, which one process alone may open.
 package migrate
