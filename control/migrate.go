@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
+	"time"
 
 	"cairn/meta"
 	"cairn/meta/engines"
@@ -77,7 +79,10 @@ func (c *call) migrate() (any, error) {
 	}()
 	var last migrate.Event
 	hold := newMigrateHold(m.Hold)
+	announced := nudge(c.ctx, client)
+	defer announced()
 	opts := migrate.Options{AckTimeout: m.AckTimeout, PauseTimeout: m.PauseTimeout, Lease: m.Lease, Progress: func(e migrate.Event) {
+		announced()
 		last = e
 		if data, err := json.Marshal(e); err == nil {
 			c.out.send(Reply{Progress: data})
@@ -98,6 +103,31 @@ func (c *call) migrate() (any, error) {
 	} // else the client has not opened DST yet, and will with what was lent
 	slog.Info("the mounted volume moved", "from", src, "to", dst)
 	return last, nil
+}
+
+// nudge has the mount's client read the migration record every
+// MigrationPoll, not only on its heartbeat, until the stop it returns is
+// called (once every session tracks): the mount's own acknowledgement
+// comes within a poll instead of up to a heartbeat. Other mounts read
+// the record on their heartbeat, as for 'cairn migrate SRC-URL DST-URL'.
+func nudge(ctx context.Context, client *meta.Client) (stop func()) {
+	done := make(chan struct{})
+	var once sync.Once
+	go func() {
+		t := time.NewTicker(meta.MigrationPoll)
+		defer t.Stop()
+		for {
+			client.FollowNow()
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { once.Do(func() { close(done) }) }
 }
 
 // movedFrom reports whether SRC says its volume moved (the migration

@@ -98,6 +98,7 @@ type Client struct {
 	done       chan struct{}
 	statsDone  chan struct{}
 	followDone chan struct{}
+	followNow  chan struct{} // FollowNow: read the migration record at once
 }
 
 // NewClient wraps eng in a Tracker, so that the client can follow an
@@ -119,6 +120,8 @@ func NewClient(eng Engine, cfg ClientConfig) *Client {
 		metrics: NewMetrics(),
 		open:    make(map[Ino]*openInode),
 		links:   make(map[Ino]string),
+
+		followNow: make(chan struct{}, 1),
 	}
 	c.tracker = NewTracker(sessionRecorder{eng, c})
 	c.eng = Checked(c.tracker)

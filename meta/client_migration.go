@@ -66,6 +66,8 @@ func (c *Client) followMigrations(stop, done chan struct{}, f follower) {
 			}
 			return
 		case <-wait.C:
+		case <-c.followNow:
+			wait.Stop()
 		}
 		next := c.cfg.Heartbeat
 		if c.followStep(ctx, &f) {
@@ -261,6 +263,17 @@ func (c *Client) openDestination(ctx context.Context, url string) (Engine, error
 		return nil, fmt.Errorf("check the volume at %s: %w", url, err)
 	}
 	return dst, nil
+}
+
+// FollowNow makes the client read the migration record at once instead
+// of at its next heartbeat: a migration run in the client's own process
+// (package control) has it start tracking without waiting up to a
+// Heartbeat.
+func (c *Client) FollowNow() {
+	select {
+	case c.followNow <- struct{}{}:
+	default: // a read is due already
+	}
 }
 
 // Followed reports whether the client moved to the engine an online
