@@ -79,10 +79,19 @@ func (c *call) migrate() (any, error) {
 	}()
 	var last migrate.Event
 	hold := newMigrateHold(m.Hold)
-	announced := nudge(c.ctx, client)
+	announced := nudge(c.ctx, client, meta.MigrationPoll)
 	defer announced()
+	switched := func() {}
+	defer func() { switched() }()
 	opts := migrate.Options{AckTimeout: m.AckTimeout, PauseTimeout: m.PauseTimeout, Lease: m.Lease, Progress: func(e migrate.Event) {
 		announced()
+		switch {
+		case e.Stage == migrate.StageBulkCopy && e.Done:
+			// The pause follows the last catch-up round.
+			switched = nudge(c.ctx, client, switchPoll)
+		case e.Stage == migrate.StageSwitch:
+			switched()
+		}
 		last = e
 		if data, err := json.Marshal(e); err == nil {
 			c.out.send(Reply{Progress: data})
@@ -105,16 +114,23 @@ func (c *call) migrate() (any, error) {
 	return last, nil
 }
 
-// nudge has the mount's client read the migration record every
-// MigrationPoll, not only on its heartbeat, until the stop it returns is
-// called (once every session tracks): the mount's own acknowledgement
-// comes within a poll instead of up to a heartbeat. Other mounts read
-// the record on their heartbeat, as for 'cairn migrate SRC-URL DST-URL'.
-func nudge(ctx context.Context, client *meta.Client) (stop func()) {
+// switchPoll is how often the mount's client reads the record from the
+// catch-up to the end of the switch: it pauses, and then moves to DST
+// and lets its held mutations go on, within that of the migrator's
+// change of phase, not within a MigrationPoll.
+const switchPoll = 5 * time.Millisecond
+
+// nudge has the mount's client read the migration record every period
+// until the stop it returns is called. Until every session tracks, the
+// mount's own acknowledgement comes within a MigrationPoll instead of up
+// to a heartbeat; from the catch-up on, it follows within switchPoll. Other
+// mounts read the record on their own, as for 'cairn migrate SRC-URL
+// DST-URL'.
+func nudge(ctx context.Context, client *meta.Client, period time.Duration) (stop func()) {
 	done := make(chan struct{})
 	var once sync.Once
 	go func() {
-		t := time.NewTicker(meta.MigrationPoll)
+		t := time.NewTicker(period)
 		defer t.Stop()
 		for {
 			client.FollowNow()

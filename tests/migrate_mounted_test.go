@@ -38,10 +38,12 @@ type migrationWriter struct {
 	log io.Writer
 }
 
-// record writes an operation's line to the log, if any.
-func (w *migrationWriter) record(format string, args ...any) {
+// record writes the line of an operation that started at started to
+// the log, if any, ending with when it started and how long it took
+// (Unix and duration nanoseconds).
+func (w *migrationWriter) record(started time.Time, format string, args ...any) {
 	if w.log != nil {
-		fmt.Fprintf(w.log, format+"\n", args...)
+		fmt.Fprintf(w.log, format+" %d %d\n", append(args, started.UnixNano(), time.Since(started).Nanoseconds())...)
 	}
 }
 
@@ -79,7 +81,7 @@ func (w *migrationWriter) step() error {
 			return err
 		}
 		w.files[name] = data
-		w.record("create %s %d %d", name, seed, size)
+		w.record(started, "create %s %d %d", name, seed, size)
 	case r < 8: // rename
 		from := names[w.rand.IntN(len(names))]
 		to := fmt.Sprintf("r%05d", w.ops)
@@ -88,14 +90,14 @@ func (w *migrationWriter) step() error {
 		}
 		w.files[to] = w.files[from]
 		delete(w.files, from)
-		w.record("rename %s %s", from, to)
+		w.record(started, "rename %s %s", from, to)
 	default: // delete
 		name := names[w.rand.IntN(len(names))]
 		if err := os.Remove(filepath.Join(w.dir, name)); err != nil {
 			return err
 		}
 		delete(w.files, name)
-		w.record("delete %s", name)
+		w.record(started, "delete %s", name)
 	}
 	return nil
 }
