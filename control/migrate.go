@@ -83,7 +83,7 @@ func (c *call) migrate() (any, error) {
 	defer announced()
 	switched := func() {}
 	defer func() { switched() }()
-	opts := migrate.Options{AckTimeout: m.AckTimeout, PauseTimeout: m.PauseTimeout, Lease: m.Lease, Progress: func(e migrate.Event) {
+	opts := migrate.Options{AckTimeout: m.AckTimeout, PauseTimeout: m.PauseTimeout, Lease: m.Lease, AckPoll: switchPoll, Progress: func(e migrate.Event) {
 		announced()
 		switch {
 		case e.Stage == migrate.StageBulkCopy && e.Done:

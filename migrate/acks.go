@@ -11,8 +11,9 @@ import (
 	"cairn/meta"
 )
 
-// ackPoll is how often the migrator looks for acknowledgements; clients
-// poll the record faster while a migration exists.
+// ackPoll is how often the migrator looks for acknowledgements by
+// default (Options.AckPoll); clients poll the record faster while a
+// migration exists.
 const ackPoll = 100 * time.Millisecond
 
 // acks reads a change log forward from a position and remembers which
@@ -81,7 +82,7 @@ func liveSessions(ctx context.Context, src meta.Engine, timeout time.Duration) (
 // waitAcks waits until every live session of src has acknowledged ack,
 // and returns them; after limit it returns a *NotAcknowledgedError
 // naming those that did not.
-func waitAcks(ctx context.Context, src meta.Engine, a *acks, ack uint64, limit, sessionTimeout time.Duration) ([]meta.SessionInfo, error) {
+func waitAcks(ctx context.Context, src meta.Engine, a *acks, ack uint64, limit, sessionTimeout, poll time.Duration) ([]meta.SessionInfo, error) {
 	give := time.Now().Add(limit)
 	for {
 		if err := a.read(ctx); err != nil {
@@ -106,7 +107,7 @@ func waitAcks(ctx context.Context, src meta.Engine, a *acks, ack uint64, limit, 
 		select {
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
-		case <-time.After(ackPoll):
+		case <-time.After(poll):
 		}
 	}
 }
