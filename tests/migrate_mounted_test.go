@@ -133,7 +133,20 @@ func TestMigrateMounted(t *testing.T) {
 	needMount(t)
 	pg := testenv.Postgres(t)
 	t.Setenv("META_PASSWORD_DST", pg.Password) // the mounts' way to DST
-	migrateMounted(t, metaEngines["sqlite3"](t), pg.URL("postgres"))
+	migrateMounted(t, metaEngines["sqlite3"](t), pg.URL("postgres"), false)
+}
+
+// TestMigrateMountedThroughMount is TestMigrateMounted with 'cairn
+// migrate MOUNTPOINT DST-URL': the migration runs inside the first
+// mount's process, and the second mount follows as with the URL form.
+func TestMigrateMountedThroughMount(t *testing.T) {
+	if os.Getenv("CAIRN_TEST_ENGINE") != "" {
+		t.Skip("migrates SQLite to its own PostgreSQL: runs once, in the default pass")
+	}
+	needMount(t)
+	pg := testenv.Postgres(t)
+	t.Setenv("META_PASSWORD_DST", pg.Password)
+	migrateMounted(t, metaEngines["sqlite3"](t), pg.URL("postgres"), true)
 }
 
 // TestMigrateMountedRedisToEtcd is TestMigrateMounted from Redis to a
@@ -151,12 +164,13 @@ func TestMigrateMountedRedisToEtcd(t *testing.T) {
 	if !replaces {
 		t.Skip("the Redis engine of this build cannot take a volume in (no meta.InodeReplacer), so a migration's catch-up cannot run on it yet")
 	}
-	migrateMounted(t, src, metaEngines["etcd"](t))
+	migrateMounted(t, src, metaEngines["etcd"](t), false)
 }
 
 // migrateMounted formats a volume at src, mounts it twice and migrates it
-// to dst while both mounts write (see TestMigrateMounted).
-func migrateMounted(t *testing.T, src, dst string) {
+// to dst while both mounts write (see TestMigrateMounted); throughMount:
+// 'cairn migrate' is given the first mount's mount point, not src.
+func migrateMounted(t *testing.T, src, dst string, throughMount bool) {
 	v := &volume{name: "test-vol", meta: src}
 	cairnOK(t, append([]string{"format", v.meta, v.name}, trashOff(v.storageArgs(t))...)...)
 	v.dir = filepath.Join(tempDir(t), "mnt")
@@ -185,7 +199,11 @@ func migrateMounted(t *testing.T, src, dst string) {
 		running.Add(1)
 		go w.run(stop, &running)
 	}
-	r := runCairn(t, "migrate", v.meta, dst)
+	from := v.meta
+	if throughMount {
+		from = v.dir
+	}
+	r := runCairn(t, "migrate", from, dst)
 	time.Sleep(500 * time.Millisecond) // the writers go on after the switch
 	close(stop)
 	running.Wait()
