@@ -20,6 +20,9 @@ var (
 	ErrRunning = errors.New("another migration of this volume is running")
 )
 
+// ErrSwitched wraps a failure after the switch: the volume lives on DST.
+var ErrSwitched = errors.New("the volume moved")
+
 // leftover reports whether dst holds a copy that an earlier attempt of a
 // migration of source (its settings, and its URL without password) left
 // behind, which a rerun may empty; nil when dst holds no volume (Restore

@@ -13,6 +13,8 @@ import (
 // a signal, its command gone).
 func Explain(err error, src, dst string, interrupted bool) error {
 	switch {
+	case errors.Is(err, ErrSwitched):
+		return fmt.Errorf("%w; the volume lives on %s now (mounts that did not say they follow do on their next heartbeat, or fail their changes until remounted)", err, dst)
 	case errors.Is(err, meta.ErrMoved):
 		return fmt.Errorf("the volume at %s: %w", src, err)
 	case errors.Is(err, ErrNotEmpty), errors.Is(err, ErrSameVolume):

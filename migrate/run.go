@@ -259,7 +259,7 @@ func runSwitch(ctx context.Context, src, dst meta.Engine, log meta.ChangeLog, le
 	give := time.Now().Add(opts.AckTimeout)
 	for {
 		if err := followers.read(ctx); err != nil {
-			return fmt.Errorf("the volume moved, but: %w", err)
+			return fmt.Errorf("%w, but: %w", ErrSwitched, err)
 		}
 		followed, missing = nil, nil
 		for _, s := range paused {

@@ -242,6 +242,7 @@ func TestMigrateMountedBadger(t *testing.T) {
 		}
 	}
 	goneOn(50) // on MariaDB now
+	wantUserError(t, runCairn(t, "migrate", v.dir, "sqlite3://"+filepath.Join(tempDir(t), "again.db")), "followed its volume", "remount it from there", "nothing was changed")
 	for _, w := range writers {
 		w.stop(t)
 	}
