@@ -173,8 +173,10 @@ const migrateFilesEnv = "CAIRN_MIGRATE_BADGER_FILES"
 // TestMigrateMountedBadger: a Badger volume, which only its mount may
 // open, moves to MariaDB through 'cairn migrate MOUNTPOINT DST-URL' while
 // two writer processes create, write, fsync, rename and delete files on
-// the mount. A first attempt, whose command is killed after the copy,
-// leaves the volume on Badger and the writers going; the rerun moves it,
+// the mount. Attempts whose command is killed during the catch-up, or
+// while the mount is paused for the switch, or which lose MariaDB during
+// the copy, leave the volume on Badger and the writers going (the last
+// says so in one line); the rerun moves it,
 // with the mount following on DST's password, which only the command
 // had. Afterwards no operation failed, every fsync'd file reads back
 // byte-exact through the same mount, the writers keep working, the
@@ -221,13 +223,40 @@ func TestMigrateMountedBadger(t *testing.T) {
 	}
 	goneOn(200)
 
-	m := startHeldMigration(t, v.dir, dst, "catch-up", "")
-	must(t, m.cmd.Process.Signal(syscall.SIGKILL), "kill cairn migrate")
-	m.wait()
-	if !v.mnt.WaitOutput("the migration ended without moving the volume", time.Minute) {
-		t.Fatalf("the mount did not end the migration whose command was killed; its output:\n%s", v.mnt.Output())
+	// Attempts that end with the volume on Badger: the command killed
+	// during the catch-up, and while the mount is paused for the switch;
+	// MariaDB lost during the copy.
+	ended := 0
+	endedOnBadger := func(how string) {
+		t.Helper()
+		ended++
+		if !eventually(time.Minute, func() bool {
+			return strings.Count(v.mnt.Output(), "the migration ended without moving the volume") >= ended
+		}) {
+			t.Fatalf("the mount did not end the migration %s; its output:\n%s", how, v.mnt.Output())
+		}
+		goneOn(50)
 	}
-	goneOn(50)
+	for _, stage := range []string{"catch-up", "switch"} {
+		m := startHeldMigration(t, v.dir, dst, stage, "")
+		must(t, m.cmd.Process.Signal(syscall.SIGKILL), "kill cairn migrate")
+		m.wait()
+		endedOnBadger("whose command was killed at " + stage)
+		if stage == "switch" && !strings.Contains(m.stderr.String(), "removed the unfinished copy an earlier attempt left") {
+			t.Errorf("the attempt after one killed in the catch-up did not replace its copy:\n%s", m.stderr.String())
+		}
+	}
+	lost := filepath.Join(tempDir(t), "lost")
+	m := startHeldMigration(t, v.dir, dst, "copy", lost)
+	db.Kill()
+	must(t, os.WriteFile(lost, nil, 0o644), "let the migration go on")
+	code := m.wait()
+	lines := strings.Split(strings.TrimSpace(m.stderr.String()), "\n")
+	if code != 1 || !strings.HasPrefix(lines[len(lines)-1], "cairn migrate: ") || !strings.Contains(lines[len(lines)-1], "stays on "+v.meta) {
+		t.Errorf("cairn migrate without its MariaDB: exit %d, want 1 and a line saying the volume stays on Badger:\n%s", code, m.stderr.String())
+	}
+	db.Start()
+	endedOnBadger("whose MariaDB went away")
 
 	migrating := time.Now()
 	r := runCairn(t, "migrate", v.dir, dst)
@@ -236,10 +265,8 @@ func TestMigrateMountedBadger(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("cairn migrate %s: exit %d", v.dir, r.code)
 	}
-	for _, want := range []string{"removed the unfinished copy an earlier attempt left", "1 mount(s) follow"} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("cairn migrate did not say %q", want)
-		}
+	if !strings.Contains(r.stderr, "1 mount(s) follow") {
+		t.Errorf("cairn migrate did not say the mount follows")
 	}
 	goneOn(50) // on MariaDB now
 	wantUserError(t, runCairn(t, "migrate", v.dir, "sqlite3://"+filepath.Join(tempDir(t), "again.db")), "followed its volume", "remount it from there", "nothing was changed")
