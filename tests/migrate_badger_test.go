@@ -268,6 +268,9 @@ func TestMigrateMountedBadger(t *testing.T) {
 	if !strings.Contains(r.stderr, "1 mount(s) follow") {
 		t.Errorf("cairn migrate did not say the mount follows")
 	}
+	if strings.Contains(r.stderr+v.mnt.Output(), db.Password) {
+		t.Errorf("the command or the mount shows DST's password:\n%s\n%s", r.stderr, v.mnt.Output())
+	}
 	goneOn(50) // on MariaDB now
 	wantUserError(t, runCairn(t, "migrate", v.dir, "sqlite3://"+filepath.Join(tempDir(t), "again.db")), "followed its volume", "remount it from there", "nothing was changed")
 	for _, w := range writers {
