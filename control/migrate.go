@@ -79,18 +79,18 @@ func (c *call) migrate() (any, error) {
 	}()
 	var last migrate.Event
 	hold := newMigrateHold(m.Hold)
-	announced := nudge(c.ctx, client, meta.MigrationPoll)
-	defer announced()
-	switched := func() {}
-	defer func() { switched() }()
+	stopAnnounceNudge := nudge(c.ctx, client, meta.MigrationPoll)
+	defer stopAnnounceNudge()
+	stopSwitchNudge := func() {}
+	defer func() { stopSwitchNudge() }()
 	opts := migrate.Options{AckTimeout: m.AckTimeout, PauseTimeout: m.PauseTimeout, Lease: m.Lease, AckPoll: switchPoll, Progress: func(e migrate.Event) {
-		announced()
+		stopAnnounceNudge() // every session tracks
 		switch {
 		case e.Stage == migrate.StageBulkCopy && e.Done:
 			// The pause follows the last catch-up round.
-			switched = nudge(c.ctx, client, switchPoll)
+			stopSwitchNudge = nudge(c.ctx, client, switchPoll)
 		case e.Stage == migrate.StageSwitch:
-			switched()
+			stopSwitchNudge()
 		}
 		last = e
 		if data, err := json.Marshal(e); err == nil {
