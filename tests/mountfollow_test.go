@@ -2,9 +2,13 @@ package tests
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,8 +23,10 @@ import (
 // migrator's part, as 'cairn migrate' runs it): the mount takes DST's
 // password from META_PASSWORD_DST, a file written before, during and
 // after the migration reads back, a file unlinked while open still reads
-// through its descriptor, new files land on DST and SRC stays as it was
-// at the switch.
+// through its descriptor, a flock taken before the switch still holds
+// after it, a shell whose current directory is inside the mount goes on
+// working there, new files land on DST and SRC stays as it was at the
+// switch.
 func TestMountFollowsMigration(t *testing.T) {
 	needMount(t)
 	if singleProcess() {
@@ -75,6 +81,21 @@ func TestMountFollowsMigration(t *testing.T) {
 	acked(meta.MigrationAckTracking)
 	before := pattern(1, 300<<10)
 	writeFile(t, v.path("before"), before)
+	// A lock and a shell's current directory, from before the migration.
+	locked, err := os.OpenFile(v.path("before"), os.O_RDWR, 0)
+	must(t, err, "open before")
+	defer locked.Close()
+	must(t, syscall.Flock(int(locked.Fd()), syscall.LOCK_EX), "flock before")
+	must(t, os.Mkdir(v.path("work"), 0o755), "mkdir work")
+	shell := exec.Command("sh", "-c", "read go; ls; echo from-cwd > made-in-cwd; ls")
+	shell.Dir = v.path("work")
+	goOn, err := shell.StdinPipe()
+	must(t, err, "the shell's stdin")
+	var shellOut strings.Builder
+	shell.Stdout, shell.Stderr = &shellOut, &shellOut
+	must(t, shell.Start(), "start a shell in the mount")
+	defer shell.Process.Kill()
+	writeFile(t, v.path("work", "old"), []byte("old"))
 	position, err := log.ChangesEnd(ctx)
 	must(t, err, "read the end of the change log")
 	must(t, migrate.BulkCopy(ctx, src, dst, nil), "bulk copy")
@@ -109,6 +130,27 @@ func TestMountFollowsMigration(t *testing.T) {
 	if _, err := held.ReadAt(got, 0); err != nil || !slices.Equal(got, kept) {
 		t.Errorf("read the file unlinked while open, after the switch: %v (same bytes: %v)", err, slices.Equal(got, kept))
 	}
+	// The lock taken before the switch still keeps another one out, and
+	// lets it in once dropped.
+	other, err := os.OpenFile(v.path("before"), os.O_RDWR, 0)
+	must(t, err, "open before again")
+	defer other.Close()
+	if err := syscall.Flock(int(other.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); !errors.Is(err, syscall.EWOULDBLOCK) {
+		t.Errorf("flock against the one taken before the switch: %v, want EWOULDBLOCK", err)
+	}
+	must(t, syscall.Flock(int(locked.Fd()), syscall.LOCK_UN), "unlock after the switch")
+	must(t, syscall.Flock(int(other.Fd()), syscall.LOCK_EX|syscall.LOCK_NB), "flock once the first was dropped")
+	// The shell, in the mount since before the migration, lists and
+	// creates there.
+	_, err = goOn.Write([]byte("go\n"))
+	must(t, err, "tell the shell to go on")
+	if err := shell.Wait(); err != nil {
+		t.Errorf("the shell in the mount after the switch: %v\n%s", err, shellOut.String())
+	}
+	if out := shellOut.String(); !strings.Contains(out, "old") || !strings.Contains(out, "made-in-cwd") {
+		t.Errorf("the shell in the mount after the switch printed %q", out)
+	}
+	wantContent(t, v.path("work", "made-in-cwd"), []byte("from-cwd\n"))
 	if names := rootNames(t, dst); !slices.Contains(names, "after") || !slices.Contains(names, "during") {
 		t.Errorf("DST's root after the switch: %v", names)
 	}
@@ -138,6 +180,8 @@ func TestMountFollowsMigration(t *testing.T) {
 		}
 	}
 	must(t, held.Close(), "close held")
+	must(t, locked.Close(), "close the locked file")
+	must(t, other.Close(), "close the file locked after the switch")
 	v.unmount(t)
 }
 
