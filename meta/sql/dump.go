@@ -275,7 +275,13 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 			return err
 		}
 	}
-	if err := (&conn{ctx: ctx, e: e, q: tx}).restore(r, copierOf(ctx, sc)); err != nil {
+	copier := copierOf(ctx, sc, &e.roundTrips)
+	if copier != nil {
+		// Deferred after the transaction: its copies end before the
+		// rollback of a load that failed.
+		defer copier.close()
+	}
+	if err := (&conn{ctx: ctx, e: e, q: tx}).restore(r, copier); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -298,29 +304,32 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 const bulkRows = 400
 
 // bulkInsert gathers rows of one table and inserts them bulkRows at a
-// time, or copyRows at a time with copier (PostgreSQL's COPY).
+// time, or through copier as many at a time as it takes.
 type bulkInsert struct {
 	c      *conn
 	table  string
 	names  []string
 	cols   int
-	head   string
+	batch  int
 	rows   int
 	args   []any
-	copier copyFunc
+	copier copier
 	// prepared is the INSERT of bulkRows rows, once one was sent.
 	prepared *dbsql.Stmt
 }
 
-func (c *conn) bulk(copier copyFunc, table string, cols ...string) *bulkInsert {
-	return &bulkInsert{c: c, table: table, names: cols, cols: len(cols), copier: copier,
-		head: "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "}
+func (c *conn) bulk(copier copier, table string, cols ...string) *bulkInsert {
+	b := &bulkInsert{c: c, table: table, names: cols, cols: len(cols), copier: copier, batch: bulkRows}
+	if copier != nil {
+		b.batch = copier.rowsPerCopy()
+	}
+	return b
 }
 
 func (b *bulkInsert) add(args ...any) error {
 	b.args = append(b.args, args...)
 	b.rows++
-	if (b.copier == nil && b.rows == bulkRows) || b.rows == copyRows {
+	if b.rows == b.batch {
 		return b.flush()
 	}
 	return nil
@@ -332,27 +341,16 @@ func (b *bulkInsert) flush() error {
 	}
 	var err error
 	if b.copier != nil {
-		rows := make([][]any, b.rows)
-		for i := range rows {
-			rows[i] = b.args[i*b.cols : (i+1)*b.cols]
-		}
-		b.c.e.roundTrips.Add(2)
-		err = b.copier(b.table, b.names, rows)
+		err = b.copier.copy(b.table, b.names, b.args)
 	} else if b.rows == bulkRows {
-		err = b.full()
+		err = wrapInsert(b.table, b.full())
 	} else {
-		_, err = b.c.execCount(b.statement(b.rows), b.args...)
+		_, err = b.c.execCount(insertStatement(b.table, b.names, b.rows), b.args...)
+		err = wrapInsert(b.table, err)
 	}
+	clear(b.args)
 	b.rows, b.args = 0, b.args[:0]
-	if err != nil {
-		return fmt.Errorf("insert into %s: %w", b.table, err)
-	}
-	return nil
-}
-
-func (b *bulkInsert) statement(rows int) string {
-	row := "(?" + strings.Repeat(", ?", b.cols-1) + ")"
-	return b.head + row + strings.Repeat(", "+row, rows-1)
+	return err
 }
 
 // full inserts bulkRows rows with a statement prepared once per table, so
@@ -363,11 +361,11 @@ func (b *bulkInsert) full() error {
 		PrepareContext(ctx context.Context, query string) (*dbsql.Stmt, error)
 	})
 	if !ok {
-		_, err := b.c.execCount(b.statement(bulkRows), b.args...)
+		_, err := b.c.execCount(insertStatement(b.table, b.names, bulkRows), b.args...)
 		return err
 	}
 	if b.prepared == nil {
-		stmt, err := preparer.PrepareContext(b.c.ctx, b.c.e.bind(b.statement(bulkRows)))
+		stmt, err := preparer.PrepareContext(b.c.ctx, b.c.e.bind(insertStatement(b.table, b.names, bulkRows)))
 		if err != nil {
 			return err
 		}
@@ -380,7 +378,7 @@ func (b *bulkInsert) full() error {
 
 // restore writes every record, through copier where the database has one
 // (nil: multi-row INSERTs).
-func (c *conn) restore(r meta.DumpReader, copier copyFunc) error {
+func (c *conn) restore(r meta.DumpReader, copier copier) error {
 	nodes := c.bulk(copier, "cairn_node", append([]string{"ino"}, strings.Split(nodeCols, ", ")...)...)
 	edges := c.bulk(copier, "cairn_edge", "parent", "name", "ino", "ftype")
 	symlinks := c.bulk(copier, "cairn_symlink", "ino", "target")
@@ -404,7 +402,9 @@ func (c *conn) restore(r meta.DumpReader, copier copyFunc) error {
 		ino := int64(rec.Ino)
 		switch rec.Kind {
 		case meta.DumpInode:
-			err = nodes.add(append([]any{ino}, attrArgs(&rec.Attr)...)...)
+			a := &rec.Attr
+			err = nodes.add(ino, int64(a.Type), int64(a.Mode), int64(a.Uid), int64(a.Gid), int64(a.Rdev), int64(a.Nlink),
+				int64(a.Length), a.Atime, a.Mtime, a.Ctime, int64(a.Parent))
 		case meta.DumpEntry:
 			err = edges.add(ino, nameArg(rec.Name), int64(rec.Child), int64(rec.Type))
 		case meta.DumpSymlink:
@@ -431,6 +431,13 @@ func (c *conn) restore(r meta.DumpReader, copier copyFunc) error {
 			return err
 		}
 	}
+	if copier != nil {
+		// What follows goes through the transaction: the copies must
+		// be in before it.
+		if err := copier.close(); err != nil {
+			return err
+		}
+	}
 	err := tally.Shared(func(s meta.SharedSlice) error {
 		_, err := c.execCount("UPDATE cairn_sliceref SET refs = ? WHERE id = ?", int64(s.Refs), int64(s.ID))
 		return err
@@ -454,7 +461,7 @@ func (c *conn) restore(r meta.DumpReader, copier copyFunc) error {
 	if _, err := c.execCount("INSERT INTO cairn_usage (id, space, inodes) VALUES (1, ?, ?)", space, inodes); err != nil {
 		return err
 	}
-	settings := c.bulk(copier, "cairn_setting", "name", "value")
+	settings := c.bulk(nil, "cairn_setting", "name", "value")
 	for _, s := range [][2]string{
 		{"schema", strconv.Itoa(schemaVersion)},
 		{"routines", strconv.Itoa(routinesVersion)},
