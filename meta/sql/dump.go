@@ -114,54 +114,39 @@ func (c *conn) dump(w meta.DumpWriter) error {
 		rec.Ino = meta.Ino(ino)
 		return w.Record(&rec)
 	}
+	// Every row is scanned into the same variables, so that reading
+	// millions of rows allocates nothing for them.
+	var ino, idx, child, typ, size int64
+	var name, blob []byte
+	var attr meta.Attr
+	attrCols, storeAttr := attrDest(&attr)
 	steps := []struct {
-		query string
-		scan  func(rows *dbsql.Rows) error
+		query  string
+		dest   []any
+		record func() error
 	}{
-		{"SELECT ino, " + nodeCols + " FROM cairn_node", func(rows *dbsql.Rows) error {
-			var ino int64
-			rec = meta.DumpRecord{Kind: meta.DumpInode}
-			if err := scanAttr(rows, &rec.Attr, &ino); err != nil {
-				return err
-			}
+		{"SELECT ino, " + nodeCols + " FROM cairn_node", append([]any{&ino}, attrCols...), func() error {
+			storeAttr()
+			rec = meta.DumpRecord{Kind: meta.DumpInode, Attr: attr}
 			return emit(ino)
 		}},
-		{"SELECT parent, name, ino, ftype FROM cairn_edge", func(rows *dbsql.Rows) error {
-			var parent, child, typ int64
-			var name []byte
-			if err := rows.Scan(&parent, &name, &child, &typ); err != nil {
-				return err
-			}
+		{"SELECT parent, name, ino, ftype FROM cairn_edge", []any{&ino, &name, &child, &typ}, func() error {
 			rec = meta.DumpRecord{Kind: meta.DumpEntry, Name: string(name), Child: meta.Ino(child), Type: meta.FileType(typ)}
-			return emit(parent)
-		}},
-		{"SELECT ino, target FROM cairn_symlink", func(rows *dbsql.Rows) error {
-			var ino int64
-			var target []byte
-			if err := rows.Scan(&ino, &target); err != nil {
-				return err
-			}
-			rec = meta.DumpRecord{Kind: meta.DumpSymlink, Target: string(target)}
 			return emit(ino)
 		}},
-		{"SELECT ino, name, value FROM cairn_xattr", func(rows *dbsql.Rows) error {
-			var ino int64
-			var name, value []byte
-			if err := rows.Scan(&ino, &name, &value); err != nil {
-				return err
-			}
+		{"SELECT ino, target FROM cairn_symlink", []any{&ino, &blob}, func() error {
+			rec = meta.DumpRecord{Kind: meta.DumpSymlink, Target: string(blob)}
+			return emit(ino)
+		}},
+		{"SELECT ino, name, value FROM cairn_xattr", []any{&ino, &name, &blob}, func() error {
+			value := blob
 			if value == nil {
 				value = []byte{}
 			}
 			rec = meta.DumpRecord{Kind: meta.DumpXattr, Name: string(name), Value: value}
 			return emit(ino)
 		}},
-		{"SELECT ino, idx, slices FROM cairn_chunk", func(rows *dbsql.Rows) error {
-			var ino, idx int64
-			var blob []byte
-			if err := rows.Scan(&ino, &idx, &blob); err != nil {
-				return err
-			}
+		{"SELECT ino, idx, slices FROM cairn_chunk", []any{&ino, &idx, &blob}, func() error {
 			list, err := meta.DecodeSliceRecords(blob)
 			if err != nil {
 				return fmt.Errorf("chunk %d of inode %d: %w", idx, ino, err)
@@ -169,21 +154,34 @@ func (c *conn) dump(w meta.DumpWriter) error {
 			rec = meta.DumpRecord{Kind: meta.DumpChunk, Index: uint32(idx), Slices: list}
 			return emit(ino)
 		}},
-		{"SELECT id, size FROM cairn_dead", func(rows *dbsql.Rows) error {
-			var id, size int64
-			if err := rows.Scan(&id, &size); err != nil {
-				return err
-			}
-			rec = meta.DumpRecord{Kind: meta.DumpDeadSlice, Slice: meta.DeadSlice{ID: uint64(id), Size: uint32(size)}}
+		{"SELECT id, size FROM cairn_dead", []any{&ino, &size}, func() error {
+			rec = meta.DumpRecord{Kind: meta.DumpDeadSlice, Slice: meta.DeadSlice{ID: uint64(ino), Size: uint32(size)}}
 			return w.Record(&rec)
 		}},
 	}
 	for _, s := range steps {
-		if err := c.each(s.query, s.scan); err != nil {
+		err := c.eachRow(s.query, func(row scanner) error {
+			if err := row.Scan(s.dest...); err != nil {
+				return err
+			}
+			return s.record()
+		})
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// eachRow runs a query and calls fn for every row, as the rows stream in:
+// on SQLite's own connection without database/sql (eachDriverRow), since
+// a dump reads millions of rows.
+func (c *conn) eachRow(q string, fn func(row scanner) error) error {
+	if sc, ok := c.q.(*dbsql.Conn); ok && c.e.d.singleWriter {
+		c.e.roundTrips.Add(1)
+		return eachDriverRow(c.ctx, sc, q, fn)
+	}
+	return c.each(q, func(rows *dbsql.Rows) error { return fn(rows) })
 }
 
 // each runs a query and calls fn for every row, as the rows stream in.
