@@ -12,7 +12,8 @@ import (
 )
 
 // sqliteCopyRows is how many rows one of a SQLite load's INSERTs carries
-// (at most 12 columns: 12,000 parameters, below SQLite's 32,766).
+// (at most 12 columns: 12,000 parameters, below SQLite's 32,766). From
+// 100 to 2,000 rows the time per row measured the same.
 const sqliteCopyRows = 1000
 
 // sqliteCopier runs a load's multi-row INSERTs on the driver's own
