@@ -28,7 +28,9 @@ type sqliteCopier struct {
 	// prepared holds the load's INSERTs, on its connection: one per
 	// table for full batches and one for each table's last, shorter one.
 	prepared map[insertShape]driver.Stmt
-	values   []driver.NamedValue
+	// values holds the last copy's arguments (until the next copy or
+	// close), numbered once.
+	values []driver.NamedValue
 }
 
 // sqliteCopierOf returns a copier if driverConn is SQLite's, else nil.
@@ -49,9 +51,12 @@ func (s *sqliteCopier) rowsPerCopy() int { return sqliteCopyRows }
 
 func (s *sqliteCopier) copy(table string, cols []string, args []any) error {
 	shape := insertShape{table, len(args) / len(cols)}
-	s.values = s.values[:0]
+	for len(s.values) < len(args) {
+		s.values = append(s.values, driver.NamedValue{Ordinal: len(s.values) + 1})
+	}
+	values := s.values[:len(args)]
 	for i, a := range args {
-		s.values = append(s.values, driver.NamedValue{Ordinal: i + 1, Value: a})
+		values[i].Value = a
 	}
 	err := s.sc.Raw(func(driverConn any) error {
 		stmt, ok := s.prepared[shape]
@@ -63,13 +68,12 @@ func (s *sqliteCopier) copy(table string, cols []string, args []any) error {
 			}
 			s.prepared[shape] = stmt
 		}
-		rows, err := stmt.(driver.StmtQueryContext).QueryContext(s.ctx, s.values)
+		rows, err := stmt.(driver.StmtQueryContext).QueryContext(s.ctx, values)
 		if err != nil {
 			return err
 		}
 		return rows.Close()
 	})
-	clear(s.values)
 	return wrapInsert(table, err)
 }
 
@@ -81,7 +85,7 @@ func (s *sqliteCopier) close() error {
 		}
 		return nil
 	})
-	s.prepared = nil
+	s.prepared, s.values = nil, nil
 	return errors.Join(append(errs, err)...)
 }
 
