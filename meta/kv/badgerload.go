@@ -93,6 +93,9 @@ func (s *BadgerStore) streamFamilies(w *badger.StreamWriter, families []pairFami
 	}
 	written := make(chan error, 1)
 	var failed atomic.Bool
+	// The tables the StreamWriter finishes stay mapped in; the load never
+	// reads them again.
+	tables := newMappedTables(s.db.Opts().Dir)
 	go func() {
 		var err error
 		for buf := range full {
@@ -101,6 +104,7 @@ func (s *BadgerStore) streamFamilies(w *badger.StreamWriter, families []pairFami
 					err = fmt.Errorf("badger stream writer: %w", err)
 					failed.Store(true)
 				}
+				tables.handled(buf.LenNoPadding())
 			}
 			buf.Reset()
 			free <- buf

@@ -40,10 +40,28 @@ func (s *BadgerStore) Snapshot(ctx context.Context, fn func(tx Tx) error) error 
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
 	var wrote error
-	if err := fn(readOnlyTx{Tx: &badgerTx{txn: txn}, err: &wrote}); err != nil {
+	tx := &releasingTx{Tx: &badgerTx{txn: txn}, tables: newMappedTables(s.db.Opts().Dir)}
+	if err := fn(readOnlyTx{Tx: tx, err: &wrote}); err != nil {
 		return err
 	}
 	return wrote
+}
+
+// releasingTx is a Badger snapshot that drops the table pages its scans
+// mapped in as it goes: a dump, its only user, reads each key once.
+type releasingTx struct {
+	Tx
+	tables *mappedTables
+}
+
+func (t *releasingTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
+	pairs, err := t.Tx.Scan(begin, end, limit)
+	n := 0
+	for _, p := range pairs {
+		n += len(p.Key) + len(p.Value)
+	}
+	t.tables.handled(n)
+	return pairs, err
 }
 
 // Snapshot implements snapshotter: every read is at the revision of the
