@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
@@ -38,9 +39,23 @@ func (s *BadgerStore) sortDir() string { return s.db.Opts().Dir }
 // streamBatchBytes is how much a load hands the StreamWriter at once.
 const streamBatchBytes = 4 << 20
 
+// loadGCPercent is the collector's target while a load streams into
+// Badger. The live heap then is about 150-200 MiB at 10 million inodes
+// (Badger's table builders, its memtable, the sort's buffers), and the
+// default of 100 lets the heap grow to twice that: with 25 the load's
+// peak resident memory is 254 instead of 413 MiB, for about a tenth more
+// CPU (README, "Dump and load").
+const loadGCPercent = 25
+
 func (s *BadgerStore) loadSorted(families []pairFamily) error {
 	if err := s.checkEmpty(); err != nil {
 		return err
+	}
+	// Only lowered: a smaller GOGC the user set stays.
+	if previous := debug.SetGCPercent(loadGCPercent); previous >= 0 && previous < loadGCPercent {
+		debug.SetGCPercent(previous)
+	} else {
+		defer debug.SetGCPercent(previous)
 	}
 	w := s.db.NewStreamWriter()
 	// Prepare drops what the database holds (nothing, as checked) and

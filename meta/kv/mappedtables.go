@@ -19,7 +19,7 @@ type mappedTables struct {
 
 // releaseEveryBytes is how much a load writes or a dump reads between two
 // releases: about what their tables' mapped pages may grow by meanwhile.
-const releaseEveryBytes = 16 << 20
+const releaseEveryBytes = 4 << 20
 
 func newMappedTables(dir string) *mappedTables {
 	if abs, err := filepath.Abs(dir); err == nil {
