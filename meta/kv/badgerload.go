@@ -43,7 +43,7 @@ const streamBatchBytes = 4 << 20
 // Badger. The live heap then is about 150-200 MiB at 10 million inodes
 // (Badger's table builders, its memtable, the sort's buffers), and the
 // default of 100 lets the heap grow to twice that: with 25 the load's
-// peak resident memory is 254 instead of 413 MiB, for about a tenth more
+// peak resident memory is 258-271 instead of 413 MiB, for about a tenth more
 // CPU (README, "Dump and load").
 const loadGCPercent = 25
 
