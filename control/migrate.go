@@ -49,7 +49,7 @@ func (c *call) migrate() (any, error) {
 	}
 	// The record and the copy name the URLs without their passwords; the
 	// mount reports its own with the password masked.
-	sourceURL := strings.Replace(src, ":****@", "@", 1)
+	sourceURL := engines.WithoutPassword(src)
 	destinationURL := engines.WithoutPassword(m.Destination)
 	if sourceURL == destinationURL {
 		return nil, fmt.Errorf("the mount's volume already lives at %s: give an empty database as DST-URL; nothing was changed", dst)

@@ -89,10 +89,8 @@ func runMigrate(sourceURL, destinationURL string, opts migrate.Options) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	reporter, done := benchProgress()
+	show, done := newMigrateProgress()
 	defer done()
-	show := &migrateProgress{reporter: reporter}
-	show.hold, show.until, _ = strings.Cut(os.Getenv(holdEnv), ":")
 	if lease, err := time.ParseDuration(os.Getenv(leaseEnv)); err == nil {
 		opts.Lease = lease
 	}
@@ -127,6 +125,15 @@ type migrateProgress struct {
 	rounds   []string
 	hold     string // a stage to stop at (holdEnv)
 	until    string // the file whose creation ends the hold
+}
+
+// newMigrateProgress is the display of a migration's stages, stopping
+// at holdEnv's stage when a test sets it; done ends the display.
+func newMigrateProgress() (show *migrateProgress, done func()) {
+	reporter, done := benchProgress()
+	show = &migrateProgress{reporter: reporter}
+	show.hold, show.until, _ = strings.Cut(os.Getenv(holdEnv), ":")
+	return show, done
 }
 
 func (p *migrateProgress) start(name string, unit string) {

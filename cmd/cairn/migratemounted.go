@@ -46,16 +46,14 @@ func runMigrateMounted(path, destinationURL string, opts migrate.Options) error 
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	reporter, done := benchProgress()
+	show, done := newMigrateProgress()
 	defer done()
-	show := &migrateProgress{reporter: reporter}
-	show.hold, show.until, _ = strings.Cut(os.Getenv(holdEnv), ":")
 	_, err = control.Call(ctx, t.Control, req, func(raw json.RawMessage) {
 		var e migrate.Event
 		if json.Unmarshal(raw, &e) == nil {
 			show.event(e)
 		}
-	}, func(text string, _ bool) { reporter.Note(text) })
+	}, func(text string, _ bool) { show.reporter.Note(text) })
 	show.end()
 	switch {
 	case err == nil:
