@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -89,7 +88,7 @@ func mountedAt(metaURL string) string {
 		var stats struct {
 			MetaURL string `json:"meta_url"`
 		}
-		if json.Unmarshal(data, &stats) == nil && strings.Replace(stats.MetaURL, ":****@", "@", 1) == want {
+		if json.Unmarshal(data, &stats) == nil && engines.WithoutPassword(stats.MetaURL) == want {
 			return m.Point
 		}
 	}
