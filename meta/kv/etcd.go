@@ -129,7 +129,7 @@ type etcdTx struct {
 	mu      sync.Mutex       // guards rev and reads during parallel reads
 	rev     int64            // revision all reads see; 0 before the first
 	reads   map[string]int64 // key -> mod revision seen (0: missing)
-	ranges  [][2]string      // scanned [begin, end)
+	ranges  []scannedRange   // scanned ranges
 	writes  map[string][]byte
 	deletes map[string]bool
 	// spec: reads come from the cache, and a Scan gives up; preload: values
@@ -141,6 +141,10 @@ type etcdTx struct {
 	// with the prefetched keys (see prefetched).
 	scansWanted []scanRange
 	prescans    []prescanned
+	// fresh: ranges the transaction says held no key before it (see
+	// FreshRange); factsUsed: the known ranges its Scans answered from.
+	fresh     []scanRange
+	factsUsed []string
 	// snapshot: a read-only scan of one revision (a dump), which commits
 	// nothing, so it keeps no read set and fills no cache; both would
 	// grow with the volume.
@@ -258,6 +262,9 @@ func (t *etcdTx) getBatch(keys [][]byte, batch []int, out [][]byte) error {
 
 func (t *etcdTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 	if t.spec {
+		if out, ok := t.scanKnown(string(begin), string(end), limit); ok {
+			return out, nil
+		}
 		if len(t.scansWanted) == 0 {
 			t.scansWanted = []scanRange{{begin: string(begin), end: string(end), limit: limit}}
 		}
@@ -315,7 +322,14 @@ func (t *etcdTx) noteScanned(begin, end []byte, out []KeyValue, more bool) {
 	if more {
 		scanned = string(after(out[len(out)-1].Key))
 	}
-	t.ranges = append(t.ranges, [2]string{string(begin), scanned})
+	t.ranges = append(t.ranges, scannedRange{begin: string(begin), end: scanned, rev: t.rev})
+}
+
+// scannedRange is a range read to end at revision rev: at the commit, no
+// key in it may be newer.
+type scannedRange struct {
+	begin, end string
+	rev        int64
 }
 
 func (t *etcdTx) Put(key, value []byte) {
@@ -346,8 +360,12 @@ func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 		size += len(k) + 16
 	}
 	for _, r := range t.ranges {
-		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(r[0]), "<", t.rev+1).WithRange(r[1]))
-		size += len(r[0]) + len(r[1]) + 16
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(r.begin), "<", r.rev+1).WithRange(r.end))
+		size += len(r.begin) + len(r.end) + 16
+	}
+	for _, r := range t.fresh {
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(r.begin), "<", 1).WithRange(r.end))
+		size += len(r.begin) + len(r.end) + 16
 	}
 	var ops []clientv3.Op
 	for k, v := range t.writes {
@@ -369,6 +387,11 @@ func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 		resp, err = t.s.cli.Txn(ctx).If(cmps...).Then(ops...).Else(reread...).Commit()
 		return err
 	})
+	if err != nil || !resp.Succeeded {
+		for _, begin := range t.factsUsed {
+			t.s.cache.forgetRangeOf(begin)
+		}
+	}
 	if err != nil {
 		for k := range t.reads {
 			t.s.cache.drop(k)
@@ -380,9 +403,12 @@ func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 	}
 	for k, v := range t.writes {
 		t.s.cache.put(k, cachedValue{v, resp.Header.Revision})
+		t.s.cache.forgetRangeOf(k)
 	}
 	for k := range t.deletes {
 		t.s.cache.put(k, cachedValue{nil, 0})
+		t.s.cache.forgetRangeOf(k)
 	}
+	t.learnFresh(resp.Header.Revision)
 	return resp, nil
 }

@@ -45,10 +45,11 @@ func rangeValue(r *etcdserverpb.RangeResponse) cachedValue {
 // etcdCache is bounded in bytes by emptying it when it is full, and keeps
 // no large values; it only ever saves requests, so forgetting is safe.
 type etcdCache struct {
-	mu    sync.Mutex
-	m     map[string]cachedValue
-	bytes int
-	max   int
+	mu     sync.Mutex
+	m      map[string]cachedValue
+	bytes  int
+	max    int
+	ranges rangeFacts // see etcdranges.go
 }
 
 // etcdCacheValueMax is the largest value worth caching (attributes,

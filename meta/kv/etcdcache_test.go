@@ -15,20 +15,8 @@ import (
 // current values back and the operation is redone on them (two requests),
 // never applied to stale values.
 func TestEtcdSpeculativeCommit(t *testing.T) {
-	c := testenv.Etcd(t)
 	ctx := context.Background()
-	open := func() *Engine {
-		e, err := OpenEtcdURL(c.URL("spec"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
-	a, b := open(), open()
-	if err := a.Init(ctx, meta.Format{Name: "spec"}, false); err != nil {
-		t.Fatal(err)
-	}
+	a, b := twoEtcdClients(t, "spec")
 	root := meta.RootCred
 	mkdir := func(e *Engine, name string, ino meta.Ino) uint64 {
 		t.Helper()
@@ -58,6 +46,24 @@ func TestEtcdSpeculativeCommit(t *testing.T) {
 	if _, err := a.Mknod(ctx, root, meta.RootIno, "d3", 104, meta.TypeDirectory, 0755, 0, ""); err == nil {
 		t.Fatal("mkdir over an entry another client made succeeded")
 	}
+}
+
+// twoEtcdClients opens two clients of a new volume named name.
+func twoEtcdClients(t *testing.T, name string) (*Engine, *Engine) {
+	c := testenv.Etcd(t)
+	open := func() *Engine {
+		e, err := OpenEtcdURL(c.URL(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	a, b := open(), open()
+	if err := a.Init(context.Background(), meta.Format{Name: name}, false); err != nil {
+		t.Fatal(err)
+	}
+	return a, b
 }
 
 // A read whose keys the client knows is one request, however its reads

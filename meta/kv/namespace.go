@@ -109,6 +109,7 @@ func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 		if err := t.checkSpace(0, 1); err != nil {
 			return err
 		}
+		t.freshRange(t.k.inodeRange(ino))
 		ts := now()
 		a = meta.InitAttr(&pa, cred, typ, mode, rdev, ts)
 		switch typ {

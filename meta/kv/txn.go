@@ -88,6 +88,21 @@ func (t *txn) prefetch(keys ...[]byte) error {
 	return nil
 }
 
+// freshRanger is a store transaction that can use knowing that a range
+// held no key before it (etcd: a later Scan of the range by the same
+// client may then run on cached values, see etcdranges.go).
+type freshRanger interface {
+	FreshRange(begin, end []byte)
+}
+
+// freshRange says that [begin, end) holds no key before this transaction:
+// the keys of an inode it creates.
+func (t *txn) freshRange(begin, end []byte) {
+	if f, ok := t.Tx.(freshRanger); ok {
+		f.FreshRange(begin, end)
+	}
+}
+
 func (t *txn) put(key, value []byte) {
 	t.cache[string(key)] = value
 	t.Tx.Put(key, value)
