@@ -18,7 +18,7 @@ type Engine struct {
 	store   Store
 	k       keys
 	retries atomic.Uint64
-	shards  *shardPool // usage shards for batch removals
+	shards  *shardPool // usage shards lent to transactions
 
 	mu     sync.RWMutex
 	format *meta.Format // the limits, once Init or Load has read them

@@ -5,10 +5,11 @@ import (
 	"math/rand/v2"
 )
 
-// shardPool lends the usage shards to the transactions that charge many
-// inodes' usage at once (batch removals), one transaction per shard at a
-// time: two such transactions of one engine never conflict on a usage
-// key. Each engine lends them in its own random order, so that engines in
+// shardPool lends the usage shards to transactions, one transaction per
+// shard at a time: two transactions of one engine running at once never
+// conflict on a usage key. Those that charge many inodes' usage at once
+// (batch removals) wait for a shard; the others take one when one is
+// free (see Engine.txn). Each engine lends them in its own random order, so that engines in
 // different processes seldom start on the same shard.
 type shardPool struct{ free chan int }
 
@@ -27,6 +28,16 @@ func (p *shardPool) take(ctx context.Context) (int, error) {
 		return s, nil
 	case <-ctx.Done():
 		return 0, ctx.Err()
+	}
+}
+
+// tryTake takes a free shard without waiting; ok is false when none is.
+func (p *shardPool) tryTake() (s int, ok bool) {
+	select {
+	case s := <-p.free:
+		return s, true
+	default:
+		return 0, false
 	}
 }
 

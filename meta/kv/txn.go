@@ -18,6 +18,12 @@ const maxAttempts = 128
 // closure (reads included) when the store reports a conflict. fn must not
 // keep results between attempts other than through what it sets last.
 func (e *Engine) txn(ctx context.Context, fn func(t *txn) error) error {
+	shard, leased := e.shards.tryTake()
+	if leased {
+		defer e.shards.give(shard)
+	} else {
+		shard = noShard
+	}
 	var err error
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		if attempt > 0 {
@@ -30,7 +36,7 @@ func (e *Engine) txn(ctx context.Context, fn func(t *txn) error) error {
 			}
 		}
 		err = e.store.Txn(ctx, func(tx Tx) error {
-			t := &txn{Tx: tx, e: e, k: e.k, cache: map[string][]byte{}}
+			t := &txn{Tx: tx, e: e, k: e.k, cache: map[string][]byte{}, shard: shard}
 			if err := fn(t); err != nil {
 				return err
 			}
@@ -52,7 +58,14 @@ type txn struct {
 	k     keys
 	cache map[string][]byte // value, or nil when known missing
 	usage map[int]usageDelta
+	// shard is the usage shard this transaction charges, lent to it alone
+	// among this engine's transactions; noShard when none was free.
+	shard int
 }
+
+// noShard: the transaction charges each inode's usage to the inode's own
+// shard.
+const noShard = -1
 
 // get reads key through the cache.
 func (t *txn) get(key []byte) ([]byte, error) {
@@ -156,10 +169,21 @@ func (t *txn) entry(dir meta.Ino, name string) (typ meta.FileType, ino meta.Ino,
 	return typ, ino, true, nil
 }
 
-// addUsage records a change of the volume's usage, charged to ino's shard
-// so that operations on different inodes rarely touch the same key.
+// addUsage records a change of the volume's usage, charged to the
+// transaction's shard (or ino's, see usageShard).
 func (t *txn) addUsage(ino meta.Ino, space, inodes int64) {
-	t.addShardUsage(int(uint64(ino)%usageShards), space, inodes)
+	t.addShardUsage(t.usageShard(ino), space, inodes)
+}
+
+// usageShard is the shard a change to ino's usage is charged to: the
+// transaction's own, so that this engine's transactions running at once
+// never touch the same key; without one, ino's, so that operations on
+// different inodes rarely do.
+func (t *txn) usageShard(ino meta.Ino) int {
+	if t.shard != noShard {
+		return t.shard
+	}
+	return int(uint64(ino) % usageShards)
 }
 
 // addShardUsage records a change of the volume's usage in shard s.
@@ -179,7 +203,7 @@ func (t *txn) addShardUsage(s int, space, inodes int64) {
 // usageKey is the shard key that a change to ino's usage touches; callers
 // prefetch it with their other reads.
 func (t *txn) usageKey(ino meta.Ino) []byte {
-	return t.k.usage(int(uint64(ino) % usageShards))
+	return t.k.usage(t.usageShard(ino))
 }
 
 func (t *txn) flushUsage() error {
