@@ -5,6 +5,7 @@ import (
 
 	gofuse "github.com/hanwen/go-fuse/v2/fuse"
 
+	"cairn/meta"
 	"cairn/vfs"
 )
 
@@ -20,10 +21,6 @@ func (fs *FS) OpenDir(cancel <-chan struct{}, in *gofuse.OpenIn, out *gofuse.Ope
 	return gofuse.OK
 }
 
-// dirBatch is how many entries one READDIR asks the VFS for; the kernel's
-// buffer (4 KiB to 128 KiB) decides how many fit.
-const dirBatch = 512
-
 func (fs *FS) ReadDir(cancel <-chan struct{}, in *gofuse.ReadIn, out *gofuse.DirEntryList) gofuse.Status {
 	defer fs.observe("readdir", time.Now())
 	return fs.readDir(cancel, in, out, false)
@@ -34,35 +31,28 @@ func (fs *FS) ReadDirPlus(cancel <-chan struct{}, in *gofuse.ReadIn, out *gofuse
 	return fs.readDir(cancel, in, out, true)
 }
 
+// readDir fills the kernel's buffer (as large as the caller's getdents
+// buffer, up to the mount's max_pages) with the entries from in.Offset on;
+// the VFS reads them from the engine as the buffer takes them.
 func (fs *FS) readDir(cancel <-chan struct{}, in *gofuse.ReadIn, out *gofuse.DirEntryList, plus bool) gofuse.Status {
-	off := in.Offset
-	for {
-		es, err := fs.v.ReadDir(ctxOf(cancel), in.Fh, off, dirBatch, plus)
-		if err != nil {
-			return fs.errno("readdir", err)
+	err := fs.v.ReadDir(ctxOf(cancel), in.Fh, in.Offset, plus, func(e *meta.Entry, a *meta.Attr, next uint64) bool {
+		d := gofuse.DirEntry{Name: e.Name, Ino: uint64(e.Ino), Mode: typeBits[e.Type], Off: next}
+		if !plus {
+			return out.AddDirEntry(d)
 		}
-		if len(es) == 0 {
-			return gofuse.OK
+		eo := out.AddDirLookupEntry(d)
+		if eo == nil {
+			return false
 		}
-		for _, e := range es {
-			off++
-			d := gofuse.DirEntry{Name: e.Name, Ino: uint64(e.Ino), Mode: typeBits[e.Type], Off: off}
-			if !plus {
-				if !out.AddDirEntry(d) {
-					return gofuse.OK
-				}
-				continue
-			}
-			eo := out.AddDirLookupEntry(d)
-			if eo == nil {
-				return gofuse.OK
-			}
-			if e.Name == "." || e.Name == ".." || e.Attr == nil {
-				continue // the kernel takes no reference on these
-			}
-			fs.entryOut(eo, vfs.Entry{Ino: e.Ino, Attr: *e.Attr})
+		if a != nil && e.Name != "." && e.Name != ".." { // the kernel takes no reference on these
+			fs.entryOut(eo, vfs.Entry{Ino: e.Ino, Attr: *a})
 		}
+		return true
+	})
+	if err != nil {
+		return fs.errno("readdir", err)
 	}
+	return gofuse.OK
 }
 
 func (fs *FS) ReleaseDir(in *gofuse.ReleaseIn) {

@@ -232,19 +232,22 @@ func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	return moved, attr, replaced, err
 }
 
-// hideTrash leaves the trash out of a page of the root's entries; an
-// empty page after that is read on, since an empty page means the end.
+// hideTrash leaves the trash out of a page of the root's entries. A full
+// page is filled up again with the entry after it, since a short page
+// means the end.
 func (c *Client) hideTrash(ctx context.Context, es []Entry, limit int, plus bool) ([]Entry, error) {
 	for i, e := range es {
 		if e.Name != TrashName || !IsTrashIno(e.Ino) {
 			continue
 		}
+		last := es[len(es)-1].Name
+		full := limit > 0 && len(es) == limit
 		es = append(es[:i:i], es[i+1:]...)
-		if len(es) == 0 {
-			more, err := c.eng.Readdir(ctx, RootIno, TrashName, limit, plus)
-			return more, err
+		if !full {
+			return es, nil
 		}
-		return es, nil
+		more, err := c.eng.Readdir(ctx, RootIno, last, 1, plus)
+		return append(es, more...), err
 	}
 	return es, nil
 }

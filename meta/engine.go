@@ -115,7 +115,10 @@ type Engine interface {
 	Readlink(ctx context.Context, ino Ino) (string, error)
 	// Readdir returns up to limit entries of directory ino whose names sort
 	// after after (byte order), in that order; with plus, each entry carries
-	// its attributes. An empty result means the end.
+	// its attributes. An empty result means the end, and so does a page
+	// shorter than a positive limit: an engine never returns fewer than
+	// limit entries while more follow (a listing of a small directory then
+	// costs one call).
 	Readdir(ctx context.Context, ino Ino, after string, limit int, plus bool) ([]Entry, error)
 
 	// Read returns chunk index idx of ino's slice list, oldest first.

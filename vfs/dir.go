@@ -7,8 +7,10 @@ import (
 	"cairn/meta"
 )
 
-// dirPage is how many entries one Engine.Readdir call fetches.
-const dirPage = 1000
+// DirPage is how many entries one Engine.Readdir call of a listing
+// fetches. A page shorter than that is the directory's last, so a listing
+// of up to DirPage entries costs one engine call.
+const DirPage = 1000
 
 // dirStream is an open directory: the entries read so far, "." and ".."
 // first. Entry i has offset i+1; pages are fetched by name, so entries
@@ -37,17 +39,26 @@ func (v *VFS) OpenDir(ctx context.Context, cred meta.Cred, ino meta.Ino) (uint64
 	return v.addHandle(&handle{ino: ino, dir: &dirStream{ino: ino}}), nil
 }
 
-// ReadDir returns up to max entries starting at offset (0 is the start;
-// each entry's offset is its index plus one). With plus, each entry
-// carries its attributes.
-func (v *VFS) ReadDir(ctx context.Context, fh uint64, offset uint64, max int, plus bool) ([]meta.Entry, error) {
+// DirFiller takes the entries of a listing one by one: e and, with plus,
+// its attributes (nil when they could not be read), and next, the offset
+// that resumes the listing after e. It returns false to stop (its buffer
+// is full; e was not taken). attr is only valid during the call.
+type DirFiller func(e *meta.Entry, attr *meta.Attr, next uint64) bool
+
+// ReadDir passes the entries of directory handle fh from offset on (0 is
+// the start; each entry's offset is its index plus one) to fill, until
+// fill returns false or the listing ends. With plus, each entry comes with
+// its attributes, as this client sees them (data it has not flushed yet
+// included). Entries are fetched from the engine only as fill asks for
+// them.
+func (v *VFS) ReadDir(ctx context.Context, fh uint64, offset uint64, plus bool, fill DirFiller) error {
 	h, err := v.handle(fh)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	d := h.dir
 	if d == nil {
-		return nil, meta.ErrNotDir
+		return meta.ErrNotDir
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -55,42 +66,61 @@ func (v *VFS) ReadDir(ctx context.Context, fh uint64, offset uint64, max int, pl
 		// A new listing (or rewinddir): start afresh.
 		d.entries, d.done = nil, false
 		if err := v.dotEntries(ctx, d); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	for !d.done && uint64(len(d.entries)) < offset+uint64(max) {
-		after := ""
-		if n := len(d.entries); n > 2 {
-			after = d.entries[n-1].Name
-		}
-		page, err := v.client.Readdir(ctx, d.ino, after, dirPage, plus)
-		if err != nil {
-			return nil, err
-		}
-		if len(page) == 0 {
-			d.done = true
-			break
-		}
-		d.entries = append(d.entries, page...)
-	}
-	if offset >= uint64(len(d.entries)) {
-		return nil, nil
-	}
-	out := d.entries[offset:min(uint64(len(d.entries)), offset+uint64(max))]
-	if plus {
-		for i := range out {
-			if out[i].Attr == nil {
-				a, err := v.client.GetAttr(ctx, out[i].Ino)
-				if err != nil {
-					continue
-				}
-				out[i].Attr = &a
+	for i := offset; ; i++ {
+		for i >= uint64(len(d.entries)) {
+			if d.done {
+				return nil
 			}
-			a := v.overlay(out[i].Ino, *out[i].Attr)
-			out[i].Attr = &a
+			if err := v.nextPage(ctx, d, plus); err != nil {
+				return err
+			}
+		}
+		e := &d.entries[i]
+		if !plus {
+			if !fill(e, nil, i+1) {
+				return nil
+			}
+			continue
+		}
+		var a meta.Attr
+		switch {
+		case e.Attr != nil:
+			a = *e.Attr
+		default:
+			got, err := v.client.GetAttr(ctx, e.Ino)
+			if err != nil {
+				if !fill(e, nil, i+1) {
+					return nil
+				}
+				continue
+			}
+			a = got
+		}
+		a = v.overlay(e.Ino, a)
+		if !fill(e, &a, i+1) {
+			return nil
 		}
 	}
-	return out, nil
+}
+
+// nextPage appends the next page of d's entries, or marks d done.
+func (v *VFS) nextPage(ctx context.Context, d *dirStream, plus bool) error {
+	after := ""
+	if n := len(d.entries); n > 2 {
+		after = d.entries[n-1].Name
+	}
+	page, err := v.client.Readdir(ctx, d.ino, after, DirPage, plus)
+	if err != nil {
+		return err
+	}
+	d.entries = append(d.entries, page...)
+	if len(page) < DirPage {
+		d.done = true
+	}
+	return nil
 }
 
 func (v *VFS) dotEntries(ctx context.Context, d *dirStream) error {

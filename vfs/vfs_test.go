@@ -127,15 +127,17 @@ func TestWriteReadReaddir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	es, err := v.ReadDir(ctx, dfh, 0, 100, true)
+	var names []string
+	var lengths []uint64
+	err = v.ReadDir(ctx, dfh, 0, true, func(e *meta.Entry, a *meta.Attr, next uint64) bool {
+		names = append(names, e.Name)
+		lengths = append(lengths, a.Length)
+		return true
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name)
-	}
-	if len(names) != 3 || names[2] != "a" || es[2].Attr.Length != uint64(len(data)) {
+	if len(names) != 3 || names[2] != "a" || lengths[2] != uint64(len(data)) {
 		t.Fatalf("readdir: %v", names)
 	}
 	v.ReleaseDir(dfh)

@@ -59,6 +59,9 @@ func testReaddirPaging(x *env) {
 			if len(ents) > limit {
 				x.t.Errorf("Readdir with limit %d returned %d entries", limit, len(ents))
 			}
+			if len(ents) < limit && len(got)+len(ents) < len(want) {
+				x.t.Errorf("Readdir with limit %d returned a short page of %d entries before the end", limit, len(ents))
+			}
 			for _, en := range ents {
 				got = append(got, en.Name)
 				if en.Ino != inos[en.Name] {

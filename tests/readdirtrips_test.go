@@ -1,0 +1,51 @@
+package tests
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestReaddirRoundTrips: listing a directory that fits in one page of the
+// engine costs the opendir's fresh look at the directory and that one
+// page, with the attributes of every entry: the short page is the end, no
+// empty page is asked for after it.
+func TestReaddirRoundTrips(t *testing.T) {
+	switch engineName() {
+	case "sqlite3", "redis", "postgres", "mysql":
+	default:
+		t.Skipf("a page of the listing is several store requests on %s", engineName())
+	}
+	needMount(t)
+	v := formatVolume(t, "--trash-days", "0")
+	// Caches that outlive the test, and no metadata backup: what it counts
+	// must not depend on how fast the machine runs it.
+	v.mount(t, "--attr-cache", "1h", "--entry-cache", "1h", "--dir-entry-cache", "1h", "--backup-meta", "0")
+	if err := os.Mkdir(v.path("d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const entries = 300
+	for i := 0; i < entries; i++ {
+		if err := os.WriteFile(v.path("d", fmt.Sprintf("f%03d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const listings = 30
+	before, start := engineRoundTrips(t, v), time.Now()
+	for i := 0; i < listings; i++ {
+		es, err := os.ReadDir(v.path("d"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(es) != entries {
+			t.Fatalf("listed %d entries, want %d", len(es), entries)
+		}
+	}
+	// Heartbeats may come in between, and each second the directory
+	// statistics' flush and (every 3 s) the quotas' refresh.
+	background := 2 + 2*uint64(time.Since(start)/time.Second+1)
+	if got := engineRoundTrips(t, v) - before; got > 2*listings+background {
+		t.Errorf("%d listings of %d entries cost %d round trips, want at most %d and %d in the background", listings, entries, got, 2*listings, background)
+	}
+}
