@@ -74,6 +74,27 @@ func (c *attrCache) put(ino Ino, a Attr, ttl time.Duration) {
 	c.m[ino] = cachedAttr{attr: a, expires: expires, stored: c.stored}
 }
 
+// putListed caches the attributes of every entry of a readdirplus page
+// that has them, as put would one by one, under one lock and one clock
+// reading.
+func (c *attrCache) putListed(es []Entry, ttl time.Duration) {
+	var expires time.Time
+	if ttl > 0 {
+		expires = time.Now().Add(ttl)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m)+len(es) > 1<<20 {
+		c.m = make(map[Ino]cachedAttr)
+	}
+	for i := range es {
+		if es[i].Attr != nil {
+			c.stored++
+			c.m[es[i].Ino] = cachedAttr{attr: *es[i].Attr, expires: expires, stored: c.stored}
+		}
+	}
+}
+
 func (c *attrCache) drop(inos ...Ino) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -183,6 +204,32 @@ func (c *entryCache) put(parent Ino, name string, ino Ino, ttl time.Duration) {
 		c.empty = make(map[Ino]time.Time) // their names are no longer all here
 	}
 	c.m[entryKey{parent, name}] = cachedEntry{ino: ino, expires: time.Now().Add(ttl)}
+}
+
+// putListed caches the names of a readdirplus page of directory parent
+// that carry attributes, as put would one by one (a directory's for
+// dirTTL, another's for ttl), under one lock and one clock reading.
+func (c *entryCache) putListed(parent Ino, es []Entry, ttl, dirTTL time.Duration) {
+	now := time.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m)+len(es) > 1<<20 {
+		c.m = make(map[entryKey]cachedEntry)
+		c.empty = make(map[Ino]time.Time) // their names are no longer all here
+	}
+	for i := range es {
+		e := &es[i]
+		if e.Attr == nil {
+			continue
+		}
+		d := ttl
+		if e.Attr.IsDir() {
+			d = dirTTL
+		}
+		if d > 0 {
+			c.m[entryKey{parent, e.Name}] = cachedEntry{ino: e.Ino, expires: now.Add(d)}
+		}
+	}
 }
 
 // drop forgets parent/name; parent's other names that are not cached are

@@ -76,6 +76,37 @@ func (s *dirStats) reached(dir, ino Ino, a *Attr) {
 	s.mu.Unlock()
 }
 
+// reachedListed is reached for every entry with attributes of a
+// readdirplus page of directory dir, under one lock.
+func (s *dirStats) reachedListed(dir Ino, es []Entry) {
+	if !s.on() {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.parents)+len(es) > dirStatsMapLimit {
+		s.parents = map[Ino]Ino{}
+	}
+	for i := range es {
+		a := es[i].Attr
+		if a == nil || a.IsDir() {
+			continue
+		}
+		s.parents[es[i].Ino] = dir
+		if a.Type == TypeFile {
+			s.sawLocked(es[i].Ino, a.Length)
+		}
+	}
+}
+
+// noteListed caches what a readdirplus page of directory dir found, as
+// noteReached and nameIs do for one entry.
+func (c *Client) noteListed(dir Ino, es []Entry) {
+	c.attrs.putListed(es, c.cfg.AttrTimeout)
+	c.stats.reachedListed(dir, es)
+	c.entries.putListed(dir, es, c.cfg.EntryTimeout, c.cfg.DirEntryTimeout)
+}
+
 // noteReached caches what a look-up or a readdirplus found: inode ino
 // with attributes a, reached through directory dir.
 // It is remember, with the statistics' two notes taken under one lock.

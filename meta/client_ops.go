@@ -384,12 +384,7 @@ func (c *Client) Readdir(ctx context.Context, ino Ino, after string, limit int, 
 		return nil, err
 	}
 	if plus {
-		for _, e := range es {
-			if e.Attr != nil {
-				c.noteReached(ino, e.Ino, *e.Attr)
-				c.nameIs(ino, e.Name, e.Ino, e.Attr)
-			}
-		}
+		c.noteListed(ino, es)
 	}
 	return es, nil
 }

@@ -115,23 +115,25 @@ func (e *Engine) Readdir(ctx context.Context, ino meta.Ino, after string, limit 
 			return err
 		}
 		defer rows.Close()
+		var listed *listedRow
+		if plus {
+			listed = newListedRow()
+		}
 		for rows.Next() {
-			var name []byte
-			var child int64
 			en := meta.Entry{}
 			if plus {
-				en.Attr = new(meta.Attr)
-				err = scanAttr(rows, en.Attr, &name, &child)
-				en.Type = en.Attr.Type
-			} else {
-				var typ int64
-				err = rows.Scan(&name, &child, &typ)
-				en.Type = meta.FileType(typ)
+				if err := listed.scan(rows, &en); err != nil {
+					return err
+				}
+				out = append(out, en)
+				continue
 			}
-			if err != nil {
+			var name []byte
+			var child, typ int64
+			if err := rows.Scan(&name, &child, &typ); err != nil {
 				return err
 			}
-			en.Name, en.Ino = string(name), meta.Ino(child)
+			en.Name, en.Ino, en.Type = string(name), meta.Ino(child), meta.FileType(typ)
 			out = append(out, en)
 		}
 		if err := rows.Err(); err != nil {

@@ -1,0 +1,87 @@
+package sql
+
+import (
+	dbsql "database/sql"
+	"fmt"
+	"strconv"
+
+	"cairn/meta"
+)
+
+// listedRow reads the rows of a Readdir with attributes (name, ino and
+// joinCols) into destinations it reuses from row to row. It scans into
+// interface values, which database/sql fills without reflection (an
+// integer scanned into an *int64 goes through reflect), converts them
+// itself, and hands out the attributes from blocks rather than one
+// allocation each: a listing reads hundreds of rows.
+type listedRow struct {
+	values [listedColumns]any
+	dest   [listedColumns]any
+	attrs  []meta.Attr
+}
+
+// listedColumns is name, ino and the 11 of joinCols.
+const listedColumns = 13
+
+// listedBlock is how many attributes are allocated at once.
+const listedBlock = 64
+
+func newListedRow() *listedRow {
+	r := &listedRow{}
+	for i := range r.values {
+		r.dest[i] = &r.values[i]
+	}
+	return r
+}
+
+// scan reads the current row of rows into en.
+func (r *listedRow) scan(rows *dbsql.Rows, en *meta.Entry) error {
+	if err := rows.Scan(r.dest[:]...); err != nil {
+		return err
+	}
+	var n [listedColumns - 1]int64
+	for i := range n {
+		v, err := integerOf(r.values[i+1])
+		if err != nil {
+			return fmt.Errorf("column %d of a listed entry: %w", i+2, err)
+		}
+		n[i] = v
+	}
+	if len(r.attrs) == 0 {
+		r.attrs = make([]meta.Attr, listedBlock)
+	}
+	a := &r.attrs[0]
+	r.attrs = r.attrs[1:]
+	*a = meta.Attr{Type: meta.FileType(n[1]), Mode: uint16(n[2]), Uid: uint32(n[3]), Gid: uint32(n[4]),
+		Rdev: uint32(n[5]), Nlink: uint32(n[6]), Length: uint64(n[7]), Atime: n[8], Mtime: n[9], Ctime: n[10],
+		Parent: meta.Ino(n[11])}
+	switch name := r.values[0].(type) {
+	case []byte:
+		en.Name = string(name)
+	case string:
+		en.Name = name
+	default:
+		return fmt.Errorf("the name of a listed entry is a %T", r.values[0])
+	}
+	en.Ino, en.Type, en.Attr = meta.Ino(n[0]), a.Type, a
+	return nil
+}
+
+// integerOf converts what a driver returns for an integer column: int64
+// (SQLite, PostgreSQL, MySQL's binary protocol) or its decimal text
+// (MySQL's text protocol, which interpolated statements use).
+func integerOf(v any) (int64, error) {
+	switch v := v.(type) {
+	case int64:
+		return v, nil
+	case []byte:
+		return strconv.ParseInt(string(v), 10, 64)
+	case string:
+		return strconv.ParseInt(v, 10, 64)
+	case uint64:
+		return int64(v), nil
+	case int32:
+		return int64(v), nil
+	}
+	return 0, fmt.Errorf("an integer column holds a %T", v)
+}
