@@ -31,7 +31,7 @@ const (
 type Request struct {
 	Version int    `json:"version"`
 	Op      string `json:"op"`
-	Path    string `json:"path"`
+	Path    string `json:"path"` // also floor's: the directory whose listing it times
 	// Shown is how the caller named Path, for messages.
 	Shown string `json:"shown,omitempty"`
 	// Target is clone's destination, a new name (from the mount's root);
@@ -119,8 +119,13 @@ type Warmed struct {
 }
 
 // FloorTimes is floor's result: the wall time of all the probe writes and
-// of all the probe reads of the volume's database (meta.MeasureFloor).
+// of all the probe reads of the volume's database (meta.MeasureFloor), or,
+// for a floor request with a Path, of all the engine's listings of that
+// directory and the entries one found (meta.MeasureListing). A mount of an
+// older release ignores the Path and answers ListNs 0.
 type FloorTimes struct {
-	WriteNs int64 `json:"write_ns"`
-	ReadNs  int64 `json:"read_ns"`
+	WriteNs     int64 `json:"write_ns,omitempty"`
+	ReadNs      int64 `json:"read_ns,omitempty"`
+	ListNs      int64 `json:"list_ns,omitempty"`
+	ListEntries int   `json:"list_entries,omitempty"`
 }

@@ -13,12 +13,15 @@ type floorJSON struct {
 	Passes  []struct {
 		Tasks int `json:"tasks"`
 		Floor struct {
-			WriteUs float64 `json:"write_us"`
-			ReadUs  float64 `json:"read_us"`
+			WriteUs     float64 `json:"write_us"`
+			ReadUs      float64 `json:"read_us"`
+			ListUs      float64 `json:"list_us"`
+			ListEntries int     `json:"list_entries"`
 		} `json:"floor"`
 		Rows []struct {
 			Op         string             `json:"op"`
 			Mutation   bool               `json:"mutation"`
+			Floor      string             `json:"floor"`
 			Us         float64            `json:"us"`
 			Ratio      float64            `json:"ratio"`
 			RoundTrips float64            `json:"round_trips"`
@@ -49,20 +52,30 @@ func TestBenchFloor(t *testing.T) {
 	}
 	want := []string{"mkdir", "create", "write+fsync 4K", "stat", "lookup missing", "readdir", "rename", "unlink", "rmdir"}
 	for _, p := range res.Passes {
-		if p.Floor.WriteUs <= 0 || p.Floor.ReadUs <= 0 {
+		if p.Floor.WriteUs <= 0 || p.Floor.ReadUs <= 0 || p.Floor.ListUs <= 0 {
 			t.Errorf("%d tasks: floor %+v, want positive times", p.Tasks, p.Floor)
+		}
+		// readdir lists a task's directory of 20 directories and 20
+		// files; its floor is the engine's own listing of it.
+		if p.Floor.ListEntries != 40 {
+			t.Errorf("%d tasks: the floor's listing found %d entries, want 40", p.Tasks, p.Floor.ListEntries)
 		}
 		if len(p.Rows) != len(want) {
 			t.Fatalf("%d tasks: %d rows, want %d", p.Tasks, len(p.Rows), len(want))
 		}
 		for i, r := range p.Rows {
-			floor := p.Floor.ReadUs
-			if r.Mutation {
-				floor = p.Floor.WriteUs
+			floor, kind := p.Floor.ReadUs, "read"
+			switch {
+			case r.Mutation:
+				floor, kind = p.Floor.WriteUs, "write"
+			case r.Op == "readdir":
+				floor, kind = p.Floor.ListUs, "listing"
 			}
 			switch {
 			case r.Op != want[i]:
 				t.Errorf("row %d is %q, want %q", i, r.Op, want[i])
+			case r.Floor != kind:
+				t.Errorf("%d tasks, %s: compared with the %q floor, want %q", p.Tasks, r.Op, r.Floor, kind)
 			case r.Us <= 0 || math.Abs(r.Ratio-r.Us/floor) > 1e-9*r.Ratio:
 				t.Errorf("%d tasks, %s: %.1f µs, ratio %.3f, floor %.1f µs", p.Tasks, r.Op, r.Us, r.Ratio, floor)
 			case r.Mutation && r.RoundTrips < 1:
@@ -76,7 +89,7 @@ func TestBenchFloor(t *testing.T) {
 	}
 
 	text := cairnOK(t, "bench", v.dir, "--floor", "--ops", "5", "--threads", "1")
-	for _, w := range []string{"durable write", "OPERATION", "×floor", "rtt", "mkdir", "rmdir"} {
+	for _, w := range []string{"durable write", "listing of 10 entries", "OPERATION", "×floor", "rtt", "mkdir", "rmdir"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("text output lacks %q:\n%s", w, text)
 		}

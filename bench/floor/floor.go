@@ -36,13 +36,28 @@ type Config struct {
 type Floor struct {
 	WriteUs float64 `json:"write_us"`
 	ReadUs  float64 `json:"read_us"`
+	// ListUs is the engine's own listing, with attributes, of the
+	// directory the readdir operation lists (ListEntries entries), in the
+	// pages a mount asks for; 0 when the mount could not say (an older
+	// release).
+	ListUs      float64 `json:"list_us,omitempty"`
+	ListEntries int     `json:"list_entries,omitempty"`
 }
+
+// The floors a row is compared with.
+const (
+	floorWrite   = "write"   // one durable write
+	floorRead    = "read"    // one read of one key
+	floorListing = "listing" // the engine's own listing of the same directory
+)
 
 // Row is one kind of operation in one pass.
 type Row struct {
 	Op string `json:"op"`
-	// Mutation: compared with the durable write; otherwise with the read.
+	// Mutation: compared with the durable write; otherwise with the read,
+	// or for readdir with the listing.
 	Mutation bool    `json:"mutation"`
+	Floor    string  `json:"floor"` // which floor Ratio is over: write, read or listing
 	Us       float64 `json:"us"`    // mean time of one operation
 	Ratio    float64 `json:"ratio"` // Us over the matching floor
 	// RoundTrips is the engine requests per operation, from .stats.
@@ -118,7 +133,7 @@ func Run(ctx context.Context, cfg Config, progress phase.Reporter) (*Result, err
 		res.Passes = append(res.Passes, p)
 	}
 	res.Notes = append(res.Notes,
-		"µs: mean time of one operation as each task sees it; ×floor: that over one durable write (mutations) or one read (look-ups) of the same database, probed with as many tasks at once",
+		"µs: mean time of one operation as each task sees it; ×floor: that over one durable write (mutations) or one read (look-ups) of the same database, probed with as many tasks at once; readdir's over the engine's own listing of the same directory with attributes (listing)",
 		"rtt: engine round trips per operation and fuse: FUSE requests per operation, from the mount's .stats (the mount's background work, such as heartbeats, is counted too)")
 	return res, nil
 }

@@ -61,13 +61,17 @@ var ops = []op{
 		}
 		return fmt.Errorf("stat of a name never created: %v", err)
 	}},
-	{"readdir", false, tenth, func(d string, i int) error { _, err := os.ReadDir(d); return err }},
+	{readdirOp, false, tenth, func(d string, i int) error { _, err := os.ReadDir(d); return err }},
 	{"rename", true, all, func(d string, i int) error {
 		return os.Rename(filepath.Join(d, name("f", i)), filepath.Join(d, name("g", i)))
 	}},
 	{"unlink", true, all, func(d string, i int) error { return os.Remove(filepath.Join(d, name("g", i))) }},
 	{"rmdir", true, all, func(d string, i int) error { return os.Remove(filepath.Join(d, name("d", i))) }},
 }
+
+// readdirOp lists a task's directory; its floor is the engine's own
+// listing of that directory, probed right after it.
+const readdirOp = "readdir"
 
 type runner struct {
 	cfg      Config
@@ -147,20 +151,48 @@ func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error)
 		}
 		p.Rows = append(p.Rows, row)
 		progress.End(fmt.Sprintf("  %-15s %9.1f µs  %5.2f rtt", o.name, row.Us, row.RoundTrips))
+		if o.name == readdirOp {
+			if p.Floor.ListUs, p.Floor.ListEntries, err = r.listingFloor(ctx, dirs[0], tasks, n); err != nil {
+				return p, err
+			}
+		}
 	}
 	after, err := r.prober.measure(ctx, tasks, r.cfg.Ops)
 	if err != nil {
 		return p, err
 	}
-	p.Floor = Floor{WriteUs: (before.WriteUs + after.WriteUs) / 2, ReadUs: (before.ReadUs + after.ReadUs) / 2}
+	p.Floor.WriteUs, p.Floor.ReadUs = (before.WriteUs+after.WriteUs)/2, (before.ReadUs+after.ReadUs)/2
 	for i := range p.Rows {
-		f := p.Floor.ReadUs
-		if p.Rows[i].Mutation {
-			f = p.Floor.WriteUs
+		row := &p.Rows[i]
+		row.Floor, row.Ratio = floorRead, row.Us/p.Floor.ReadUs
+		switch {
+		case row.Mutation:
+			row.Floor, row.Ratio = floorWrite, row.Us/p.Floor.WriteUs
+		case row.Op == readdirOp && p.Floor.ListUs > 0:
+			row.Floor, row.Ratio = floorListing, row.Us/p.Floor.ListUs
 		}
-		p.Rows[i].Ratio = p.Rows[i].Us / f
 	}
 	return p, nil
+}
+
+// listingFloor probes the engine's own listing of dir, tasks at once and
+// ops each, as the readdir operation just listed it: what one listing
+// costs in µs, and its entries.
+func (r *runner) listingFloor(ctx context.Context, dir string, tasks, ops int) (float64, int, error) {
+	rel, err := filepath.Rel(r.mount.Point, dir)
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s on the mount at %s: %w", dir, r.mount.Point, err)
+	}
+	// The first listing warms the engine's caches; keep it out.
+	if _, err := r.prober.measureListing(ctx, rel, dir, 1, 1); err != nil {
+		return 0, 0, err
+	}
+	l, err := r.prober.measureListing(ctx, rel, dir, tasks, ops)
+	if err != nil {
+		return 0, 0, err
+	}
+	r.progress.Note(fmt.Sprintf("%d task(s): floor of a listing of %d entries %.0f µs", tasks, l.entries, l.us))
+	return l.us, l.entries, nil
 }
 
 // perOp is the mean time in µs of one operation of a task that made ops

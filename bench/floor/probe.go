@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"cairn/control"
 	"cairn/meta"
+	"cairn/vfs"
 	"cairn/volume"
 )
 
@@ -17,7 +19,18 @@ import (
 // a connection of the benchmark's own (engineProber).
 type prober interface {
 	measure(ctx context.Context, tasks, ops int) (Floor, error)
+	// measureListing times the engine's own listing with attributes of
+	// directory dir (a path from the mount's root; shown is how to name
+	// it), tasks at once, ops each: the floor of a readdir. A mount of an
+	// older release answers a zero listing.
+	measureListing(ctx context.Context, dir, shown string, tasks, ops int) (listing, error)
 	close()
+}
+
+// listing is the floor of a readdir: one listing's time and its entries.
+type listing struct {
+	us      float64
+	entries int
 }
 
 // openProberFor picks the prober for the mount whose .stats is s.
@@ -42,6 +55,19 @@ func (p *mountProber) measure(ctx context.Context, tasks, ops int) (Floor, error
 		return Floor{}, fmt.Errorf("the mount's floor answer: %w", err)
 	}
 	return Floor{WriteUs: perOp(time.Duration(t.WriteNs), ops), ReadUs: perOp(time.Duration(t.ReadNs), ops)}, nil
+}
+
+func (p *mountProber) measureListing(ctx context.Context, dir, shown string, tasks, ops int) (listing, error) {
+	req := control.Request{Op: control.OpFloor, Threads: tasks, Ops: ops, Path: dir, Shown: shown}
+	raw, err := control.Call(ctx, p.address, req, nil, nil)
+	if err != nil {
+		return listing{}, fmt.Errorf("measure a listing's floor through the mount: %w", err)
+	}
+	var t control.FloorTimes
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return listing{}, fmt.Errorf("the mount's floor answer: %w", err)
+	}
+	return listing{us: perOp(time.Duration(t.ListNs), ops), entries: t.ListEntries}, nil
 }
 
 func (p *mountProber) close() {}
@@ -99,4 +125,23 @@ func (p *engineProber) probeAll(ctx context.Context, tasks, ops int) (Floor, err
 		return Floor{}, err
 	}
 	return Floor{WriteUs: perOp(write, ops), ReadUs: perOp(read, ops)}, nil
+}
+
+func (p *engineProber) measureListing(ctx context.Context, dir, shown string, tasks, ops int) (listing, error) {
+	ino := meta.RootIno
+	for _, name := range strings.Split(filepath.ToSlash(dir), "/") {
+		if name == "" || name == "." {
+			continue
+		}
+		child, _, err := p.engine.Lookup(ctx, ino, name)
+		if err != nil {
+			return listing{}, fmt.Errorf("look up %s in the volume's database: %w", shown, err)
+		}
+		ino = child
+	}
+	d, n, err := meta.MeasureListing(ctx, p.engine, ino, vfs.DirPage, tasks, ops)
+	if err != nil {
+		return listing{}, fmt.Errorf("probe a listing of %s: %w", shown, err)
+	}
+	return listing{us: perOp(d, ops), entries: n}, nil
 }

@@ -15,7 +15,11 @@ func (r *Result) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "cairn bench %s --floor: %d operations of each kind per task\n", r.Config.Path, r.Config.Ops)
 	fmt.Fprintf(&b, "volume: %s, mounted at %s (%s)\n", r.Engine, r.Mount.Point, r.Mount.Source)
 	for _, p := range r.Passes {
-		fmt.Fprintf(&b, "floor, %d task(s): durable write %.0f µs, read %.0f µs\n", p.Tasks, p.Floor.WriteUs, p.Floor.ReadUs)
+		fmt.Fprintf(&b, "floor, %d task(s): durable write %.0f µs, read %.0f µs", p.Tasks, p.Floor.WriteUs, p.Floor.ReadUs)
+		if p.Floor.ListUs > 0 {
+			fmt.Fprintf(&b, ", listing of %d entries %.0f µs", p.Floor.ListEntries, p.Floor.ListUs)
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "%-15s %-7s", "OPERATION", "FLOOR")
@@ -28,11 +32,7 @@ func (r *Result) WriteText(w io.Writer) error {
 			break
 		}
 		first := r.Passes[0].Rows[i]
-		floor := "read"
-		if first.Mutation {
-			floor = "write"
-		}
-		fmt.Fprintf(&b, "%-15s %-7s", first.Op, floor)
+		fmt.Fprintf(&b, "%-15s %-7s", first.Op, first.Floor)
 		for _, p := range r.Passes {
 			row := p.Rows[i]
 			fmt.Fprintf(&b, " %10.0f %7.2f %6.2f", row.Us, row.Ratio, row.RoundTrips)
