@@ -69,6 +69,7 @@ func (v *VFS) ReadDir(ctx context.Context, fh uint64, offset uint64, plus bool, 
 			return err
 		}
 	}
+	var a meta.Attr // fill's, reused: it escapes, so one allocation per request
 	for i := offset; ; i++ {
 		for i >= uint64(len(d.entries)) {
 			if d.done {
@@ -85,11 +86,9 @@ func (v *VFS) ReadDir(ctx context.Context, fh uint64, offset uint64, plus bool, 
 			}
 			continue
 		}
-		var a meta.Attr
-		switch {
-		case e.Attr != nil:
+		if e.Attr != nil {
 			a = *e.Attr
-		default:
+		} else {
 			got, err := v.client.GetAttr(ctx, e.Ino)
 			if err != nil {
 				if !fill(e, nil, i+1) {

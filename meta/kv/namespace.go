@@ -363,12 +363,14 @@ func (e *Engine) Readdir(ctx context.Context, ino meta.Ino, afterName string, li
 		if err := t.prefetch(attrKeys...); err != nil {
 			return err
 		}
+		attrs := make([]meta.Attr, len(out)) // one allocation for the page's
 		for i := range out {
 			a, err := t.attr(out[i].Ino)
 			if err != nil {
 				return fmt.Errorf("entry %q: %w", out[i].Name, err)
 			}
-			out[i].Attr = &a
+			attrs[i] = a
+			out[i].Attr = &attrs[i]
 		}
 		return nil
 	})

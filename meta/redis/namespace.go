@@ -135,6 +135,10 @@ func (e *Engine) readdirPage(ctx context.Context, ino meta.Ino, after string, li
 		step = 2
 	}
 	out := make([]meta.Entry, 0, len(list)/step)
+	var attrs []meta.Attr // one allocation for the page's attributes
+	if plus {
+		attrs = make([]meta.Attr, 0, len(list)/step)
+	}
 	members, last := 0, ""
 	for i := 0; i+step <= len(list); i += step {
 		m, _ := list[i].(string)
@@ -152,7 +156,8 @@ func (e *Engine) readdirPage(ctx context.Context, ino meta.Ino, after string, li
 			if err != nil {
 				return nil, 0, "", err
 			}
-			en.Attr = &a
+			attrs = append(attrs, a)
+			en.Attr = &attrs[len(attrs)-1]
 		}
 		out = append(out, en)
 	}
