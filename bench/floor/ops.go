@@ -152,7 +152,7 @@ func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error)
 		p.Rows = append(p.Rows, row)
 		progress.End(fmt.Sprintf("  %-15s %9.1f µs  %5.2f rtt", o.name, row.Us, row.RoundTrips))
 		if o.name == readdirOp {
-			if p.Floor.ListUs, p.Floor.ListEntries, err = r.listingFloor(ctx, dirs[0], tasks, n); err != nil {
+			if p.Floor.ListUs, p.Floor.ListEntries, err = r.listingFloor(ctx, dirs[0], tasks, r.cfg.Ops); err != nil {
 				return p, err
 			}
 		}
@@ -176,8 +176,9 @@ func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error)
 }
 
 // listingFloor probes the engine's own listing of dir, tasks at once and
-// ops each, as the readdir operation just listed it: what one listing
-// costs in µs, and its entries.
+// ops each (as many as the other probes: more than the readdir operation
+// makes, for a steadier figure), as the readdir operation just listed it:
+// what one listing costs in µs, and its entries.
 func (r *runner) listingFloor(ctx context.Context, dir string, tasks, ops int) (float64, int, error) {
 	rel, err := filepath.Rel(r.mount.Point, dir)
 	if err != nil {

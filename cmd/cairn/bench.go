@@ -123,7 +123,7 @@ func (f *benchFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.smallFiles, "small-files", 100, "small files per thread (0 skips the small-file phases)")
 	fs.BoolVar(&f.drop, "drop-caches", true, "drop the kernel page cache between phases (needs root)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the result as JSON")
-	fs.BoolVar(&f.floor, "floor", false, "instead of file I/O, time metadata operations against the floor of the volume's database (PATH must be on a cairn mount)")
+	fs.BoolVar(&f.floor, "floor", false, "instead of file I/O, time metadata operations against the floor of the volume's database: a durable write, a read, and for readdir the engine's own listing of the same directory (PATH must be on a cairn mount)")
 	fs.IntVar(&f.ops, "ops", 200, "with --floor: operations of each kind per task")
 }
 
