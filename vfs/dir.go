@@ -22,9 +22,13 @@ type dirStream struct {
 	done    bool
 }
 
-// OpenDir opens directory ino for listing.
+// OpenDir opens directory ino for listing. Its attributes may come from
+// the client's cache, as the kernel's own permission check and its look-up
+// of the directory did: the entries are read from the engine afresh at
+// every listing's start (offset 0), and a directory removed meanwhile
+// fails there (ENOENT).
 func (v *VFS) OpenDir(ctx context.Context, cred meta.Cred, ino meta.Ino) (uint64, error) {
-	a, err := v.client.GetAttrFresh(ctx, ino)
+	a, err := v.client.GetAttr(ctx, ino)
 	if err != nil {
 		return 0, err
 	}
