@@ -186,8 +186,17 @@ func (fs *FS) Rmdir(cancel <-chan struct{}, h *gofuse.InHeader, name string) gof
 	return fs.errno("rmdir", fs.v.Rmdir(ctxOf(cancel), fs.cred(h), fs.ino(h.NodeId), name))
 }
 
+// kernelRenameFlags are the renameat2 flags a rename from the kernel may
+// carry. Any other bit is EINVAL: RENAME_WHITEOUT, which cairn does not
+// do, and the flags meta keeps for itself (meta.RenameEmptyDir), which no
+// application may set.
+const kernelRenameFlags = meta.RenameNoReplace | meta.RenameExchange
+
 func (fs *FS) Rename(cancel <-chan struct{}, in *gofuse.RenameIn, oldName, newName string) gofuse.Status {
 	defer fs.observe("rename", time.Now())
+	if in.Flags&^kernelRenameFlags != 0 {
+		return fs.errno("rename", meta.ErrInvalid)
+	}
 	return fs.errno("rename", fs.v.Rename(ctxOf(cancel), fs.cred(&in.InHeader), fs.ino(in.NodeId), oldName, fs.ino(in.Newdir), newName, in.Flags))
 }
 

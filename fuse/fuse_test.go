@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	gofuse "github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
 	"cairn/internal/testenv"
@@ -123,6 +124,39 @@ func TestRenameFlags(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(b); string(got) != "A" {
 		t.Fatalf("after exchange b holds %q", got)
+	}
+}
+
+// TestRenameRefusesOtherFlags: a rename from the kernel with any flag but
+// RENAME_NOREPLACE and RENAME_EXCHANGE is EINVAL and moves nothing, so
+// that no application can set meta's own flags. The kernel itself lets
+// only renameat2's flags through, so the requests are made here as it
+// would make them, on the file system the mount serves.
+func TestRenameRefusesOtherFlags(t *testing.T) {
+	ctx := context.Background()
+	vol, err := volume.Open(ctx, newVolume(t), volume.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vol.Close(ctx)
+	fs := NewFS(vol.VFS)
+	var out gofuse.EntryOut
+	if st := fs.Mkdir(nil, &gofuse.MkdirIn{InHeader: gofuse.InHeader{NodeId: 1}, Mode: 0o755}, "d", &out); st != gofuse.OK {
+		t.Fatalf("mkdir: %v", st)
+	}
+	rename := func(flags uint32) gofuse.Status {
+		return fs.Rename(nil, &gofuse.RenameIn{InHeader: gofuse.InHeader{NodeId: 1}, Newdir: 1, Flags: flags}, "d", "e")
+	}
+	for _, flags := range []uint32{meta.RenameNoReplace | meta.RenameEmptyDir, meta.RenameEmptyDir, unix.RENAME_WHITEOUT, 1 << 31} {
+		if st := rename(flags); st != gofuse.EINVAL {
+			t.Errorf("rename with flags %#x: %v, want EINVAL", flags, st)
+		}
+	}
+	if st := fs.Lookup(nil, &gofuse.InHeader{NodeId: 1}, "d", &out); st != gofuse.OK {
+		t.Fatalf("d after the refused renames: %v", st)
+	}
+	if st := rename(unix.RENAME_NOREPLACE); st != gofuse.OK {
+		t.Fatalf("rename with RENAME_NOREPLACE: %v", st)
 	}
 }
 

@@ -51,10 +51,13 @@ func CheckMknod(name string, ino Ino, typ FileType, target string) error {
 	return nil
 }
 
-// CheckRename checks renameat2's flags (unknown bits, or RenameExchange
-// with RenameNoReplace, are EINVAL) before both names.
+// CheckRename checks the flags (unknown bits, RenameExchange with
+// RenameNoReplace, and RenameEmptyDir without RenameNoReplace are EINVAL)
+// before both names.
 func CheckRename(srcName, dstName string, flags uint32) error {
-	if flags&^(RenameNoReplace|RenameExchange) != 0 || flags == RenameNoReplace|RenameExchange {
+	if flags&^(RenameNoReplace|RenameExchange|RenameEmptyDir) != 0 ||
+		flags&(RenameNoReplace|RenameExchange) == RenameNoReplace|RenameExchange ||
+		(flags&RenameEmptyDir != 0 && flags&RenameNoReplace == 0) {
 		return ErrInvalid
 	}
 	if err := CheckName(srcName); err != nil {

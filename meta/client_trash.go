@@ -153,38 +153,6 @@ func (c *Client) intoTrash(ctx context.Context, move func(hour Ino) error) (ok b
 	}
 }
 
-// Rmdir removes an empty directory. With the trash on, it moves it into
-// the trash, so that restore can rebuild the parents of what was in it.
-// A directory its caller may not move (Linux lets anyone with write
-// permission on the parent remove it, but a move needs write permission
-// on the directory itself) is removed for good.
-func (c *Client) Rmdir(ctx context.Context, cred Cred, parent Ino, name string) error {
-	if parent == RootIno && name == TrashName {
-		return ErrNotPermitted
-	}
-	if keep, err := c.keeping(ctx, parent); err != nil || !keep {
-		if err != nil {
-			return err
-		}
-		return c.rmdir(ctx, cred, parent, name)
-	}
-	ino, a, err := c.eng.Lookup(ctx, parent, name)
-	if err != nil || !a.IsDir() {
-		return c.rmdir(ctx, cred, parent, name)
-	}
-	if es, err := c.eng.Readdir(ctx, ino, "", 1, false); err != nil || len(es) > 0 {
-		return c.rmdir(ctx, cred, parent, name)
-	}
-	ok, err := c.intoTrash(ctx, func(hour Ino) error {
-		_, _, _, err := c.rename(ctx, cred, parent, name, hour, TrashEntryName(parent, ino, name), RenameNoReplace)
-		return err
-	})
-	if !ok || errors.Is(err, ErrAccess) || errors.Is(err, ErrNotPermitted) || errors.Is(err, ErrExists) {
-		return c.rmdir(ctx, cred, parent, name)
-	}
-	return err
-}
-
 // Rename moves srcParent/srcName to dstParent/dstName (renameat2 flags).
 // replaced is the inode that lost its last link to the move, if any. With
 // the trash on, a non-directory with one link that the move replaces is

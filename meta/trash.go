@@ -11,9 +11,10 @@ package meta
 //   - A rename that replaces a non-directory with one link first Links the
 //     victim into the trash, then renames; the destination name never
 //     disappears. If the rename fails, the trash link is removed again.
-//   - An rmdir moves the empty directory into the trash, so that restore
-//     can rebuild missing parents by following the inode chain through
-//     trashed directories. 'cairn rmr' moves a whole tree with one Rename.
+//   - An rmdir moves the empty directory into the trash with ONE atomic
+//     Rename (RenameNoReplace|RenameEmptyDir: an entry made in it
+//     meanwhile makes it ENOTEMPTY), so that restore can rebuild missing
+//     parents by following the inode chain through trashed directories. 'cairn rmr' moves a whole tree with one Rename.
 //
 // Names. The trash is inode TrashIno, mode 0700, owned by root: nobody but
 // root walks into it. Its hour folders are named "YYYY-MM-DD-HH" (UTC),

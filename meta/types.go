@@ -139,10 +139,23 @@ type SetAttr struct {
 	ClearSetid bool
 }
 
-// Rename flags, as in renameat2(2).
+// Rename flags: RenameNoReplace and RenameExchange as in renameat2(2),
+// and RenameEmptyDir, cairn's own, which the kernel never sends (the FUSE
+// layer refuses every flag but renameat2's two).
 const (
 	RenameNoReplace uint32 = 1 << 0
 	RenameExchange  uint32 = 1 << 1
+	// RenameEmptyDir moves the source only if it is an empty directory,
+	// checked in the rename's own transaction after every check the
+	// rename makes without it: ErrNotDir when the source is not a
+	// directory, ErrNotEmpty when it holds an entry, and nothing changes.
+	// It is how an rmdir moves a directory into the trash atomically
+	// (Client.Rmdir): an entry another client adds to the directory in
+	// the meantime makes the move fail rather than go with it. It is
+	// valid only with RenameNoReplace (CheckRename refuses it otherwise,
+	// and with RenameExchange, with ErrInvalid), so a rename with it
+	// never replaces anything.
+	RenameEmptyDir uint32 = 1 << 16
 )
 
 // Xattr flags, as in setxattr(2).

@@ -96,6 +96,9 @@ func (r *renameOp) run() error {
 	if err := r.checkPermissions(dstExists); err != nil {
 		return err
 	}
+	if err := r.checkEmptySource(); err != nil {
+		return err
+	}
 	ts := now()
 	if r.flags&meta.RenameExchange != 0 {
 		r.exchange(ts)
@@ -195,6 +198,28 @@ func (r *renameOp) checkPermissions(dstExists bool) error {
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// checkEmptySource wants, with meta.RenameEmptyDir, the source to be a
+// directory without entries. A client that adds one meanwhile writes the
+// directory's attributes, which this transaction read: one of the two
+// commits conflicts.
+func (r *renameOp) checkEmptySource() error {
+	if r.flags&meta.RenameEmptyDir == 0 {
+		return nil
+	}
+	if !r.sa.IsDir() {
+		return meta.ErrNotDir
+	}
+	begin, end := r.t.k.subRange(r.src, subEntry)
+	kvs, err := r.t.Scan(begin, end, 1)
+	if err != nil {
+		return err
+	}
+	if len(kvs) > 0 {
+		return meta.ErrNotEmpty
 	}
 	return nil
 }

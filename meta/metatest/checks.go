@@ -143,6 +143,9 @@ func argumentCases() []checkCase {
 		{"Rename with NoReplace|Exchange", renameCall("f", "g", meta.RenameNoReplace|meta.RenameExchange), meta.ErrInvalid},
 		{"Rename with NoReplace|Exchange and a missing source", renameCall("missing", "g", meta.RenameNoReplace|meta.RenameExchange), meta.ErrInvalid},
 		{"Rename with an unknown flag to a 256-byte name (flags first)", renameCall("f", longName, 1<<2), meta.ErrInvalid},
+		{"Rename with EmptyDir without NoReplace", renameCall("f", "new", meta.RenameEmptyDir), meta.ErrInvalid},
+		{"Rename with EmptyDir|Exchange", renameCall("f", "g", meta.RenameEmptyDir|meta.RenameExchange), meta.ErrInvalid},
+		{"Rename with EmptyDir|NoReplace|Exchange", renameCall("f", "g", meta.RenameEmptyDir|meta.RenameNoReplace|meta.RenameExchange), meta.ErrInvalid},
 
 		// Extended attributes: flags, then name, then value size.
 		{"GetXattr with an empty name", func(x *env, fx checkFixture) error {

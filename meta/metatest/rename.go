@@ -19,6 +19,7 @@ func renameTests() []test {
 		{"Rename/ExchangeDirs", testRenameExchangeDirs},
 		{"Rename/ExchangeENOENT", testRenameExchangeMissing},
 		{"Rename/BadFlags", testRenameBadFlags},
+		{"Rename/EmptyDir", testRenameEmptyDir},
 		{"Rename/Itself", testRenameItself},
 		{"Rename/SameInode", testRenameSameInode},
 		{"Rename/IntoDescendant", testRenameIntoDescendant},

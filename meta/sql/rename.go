@@ -19,7 +19,8 @@ func (e *Engine) Rename(ctx context.Context, cred meta.Cred, sp meta.Ino, sn str
 	}
 	err = e.txn(ctx, func(c *conn) error {
 		r := renameOp{c: c, cred: cred, sp: sp, sn: sn, dp: dp, dn: dn, sid: sid, now: nowNs(),
-			noReplace: flags&meta.RenameNoReplace != 0, exchange: flags&meta.RenameExchange != 0}
+			noReplace: flags&meta.RenameNoReplace != 0, exchange: flags&meta.RenameExchange != 0,
+			emptyDir: flags&meta.RenameEmptyDir != 0}
 		err := r.run()
 		moved, attr, replaced = r.moved, r.attr, r.replaced
 		return err
@@ -40,6 +41,7 @@ type renameOp struct {
 	sid                 uint64
 	now                 int64
 	noReplace, exchange bool
+	emptyDir            bool // the source must be an empty directory
 
 	spa, dpa        *meta.Attr // the parents, one Attr when sp == dp
 	srcIno, dstIno  meta.Ino
@@ -74,6 +76,9 @@ func (r *renameOp) run() error {
 		return err
 	}
 	if err := r.checkPermissions(); err != nil {
+		return err
+	}
+	if err := r.checkEmptySource(); err != nil {
 		return err
 	}
 	if r.exchange {

@@ -119,3 +119,16 @@ func (c *conn) isAncestor(dir, ino meta.Ino) (bool, error) {
 	}
 	return false, fmt.Errorf("directory %d: parent chain too long, the tree may hold a loop: %w", ino, meta.ErrIO)
 }
+
+// checkEmptySource wants, with meta.RenameEmptyDir, the source to be a
+// directory without entries. Entries are made under their directory's
+// row lock, which lockInodes holds.
+func (r *renameOp) checkEmptySource() error {
+	if !r.emptyDir {
+		return nil
+	}
+	if !r.src.IsDir() {
+		return meta.ErrNotDir
+	}
+	return r.c.checkEmpty(r.srcIno)
+}

@@ -3,6 +3,7 @@
 local sp, sn, dp, dn = tonumber(ARGV[A]), ARGV[A + 1], tonumber(ARGV[A + 2]), ARGV[A + 3]
 local flags, sid = tonumber(ARGV[A + 4]), tonumber(ARGV[A + 5])
 local noreplace, exchange = band(flags, 1) ~= 0, band(flags, 2) ~= 0
+local emptydir = band(flags, 65536) ~= 0 -- meta.RenameEmptyDir
 local spa, e = get_dir(sp)
 if not spa then return fail(e) end
 local dpa = spa
@@ -65,6 +66,10 @@ if sp ~= dp then
     e = access(da, cred, MAY_WRITE)
     if e then return fail(e) end
   end
+end
+if emptydir then
+  if sa.t ~= TDIR then return fail('ENOTDIR') end
+  if redis.call('ZCARD', k_dir(se.ino)) > 0 then return fail('ENOTEMPTY') end
 end
 if de and not exchange and da.t == TDIR and redis.call('ZCARD', k_dir(de.ino)) > 0 then
   return fail('ENOTEMPTY')

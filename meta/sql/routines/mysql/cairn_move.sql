@@ -79,6 +79,13 @@ BEGIN
 				IF r_errno <> 0 THEN LEAVE body; END IF;
 			END IF;
 		END IF;
+		IF p_flags & 65536 <> 0 THEN                                                 -- meta.RenameEmptyDir
+			IF s_ftype <> 2 THEN SET r_errno = 20; LEAVE body; END IF;                  -- ENOTDIR
+			-- Entries are made under their directory's row lock, which is held.
+			SET v_one = NULL;
+			SELECT 1 INTO v_one FROM cairn_edge WHERE parent = r_ino LIMIT 1;
+			IF v_one IS NOT NULL THEN SET r_errno = 39; LEAVE body; END IF;             -- ENOTEMPTY
+		END IF;
 		IF v_dst IS NOT NULL AND NOT v_exchange AND d_ftype = 2 THEN
 			SET v_one = NULL;
 			SELECT 1 INTO v_one FROM cairn_edge WHERE parent = v_dst LIMIT 1;

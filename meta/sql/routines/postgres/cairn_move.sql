@@ -88,6 +88,12 @@ BEGIN
 			IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 		END IF;
 	END IF;
+	IF p_flags & 65536 <> 0 THEN                                          -- meta.RenameEmptyDir
+		IF s.ftype <> 2 THEN r_errno := 20; RETURN NEXT; RETURN; END IF;  -- ENOTDIR
+		-- Entries are made under their directory's row lock, which is held.
+		PERFORM 1 FROM cairn_edge WHERE parent = r_ino LIMIT 1;
+		IF FOUND THEN r_errno := 39; RETURN NEXT; RETURN; END IF;        -- ENOTEMPTY
+	END IF;
 	IF has_dst AND NOT exchange AND d.ftype = 2 THEN
 		PERFORM 1 FROM cairn_edge WHERE parent = dst LIMIT 1;
 		IF FOUND THEN r_errno := 39; RETURN NEXT; RETURN; END IF;        -- ENOTEMPTY
