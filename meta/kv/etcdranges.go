@@ -13,7 +13,7 @@ import (
 // (an rmdir checks that the directory holds no entry, an unlink deletes
 // the file's keys). So the cache also keeps such ranges' content, learnt
 // from a commit that proved the range empty before it (FreshRange). A
-// speculative Scan of exactly that range answers from it and commits
+// speculative Scan within that range answers from it and commits
 // with the same compares as a Scan read from the cluster: each key still
 // at its revision (none deleted or changed) and no key of the range newer
 // than the content's revision (none added). Whatever changed, the commit
@@ -68,7 +68,8 @@ func (c *etcdCache) learnRange(fact rangeFact) {
 	c.ranges = slices.Insert(c.ranges, i, fact)
 }
 
-// knownRange returns the fact about exactly [begin, end).
+// knownRange returns what a fact says of [begin, end): the content of
+// that part of the fact's range, at the fact's revision.
 func (c *etcdCache) knownRange(begin, end string) (rangeFact, bool) {
 	if c == nil {
 		return rangeFact{}, false
@@ -76,10 +77,18 @@ func (c *etcdCache) knownRange(begin, end string) (rangeFact, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	i := c.ranges.at(begin)
-	if i < 0 || c.ranges[i].begin != begin || c.ranges[i].end != end {
+	if i < 0 || end > c.ranges[i].end {
 		return rangeFact{}, false
 	}
-	return c.ranges[i], true
+	whole := c.ranges[i]
+	part := rangeFact{begin: begin, end: end, rev: whole.rev}
+	for j, k := range whole.keys {
+		if k >= begin && k < end {
+			part.keys = append(part.keys, k)
+			part.revs = append(part.revs, whole.revs[j])
+		}
+	}
+	return part, true
 }
 
 // forgetRangeOf drops the fact about the range that holds key: this client
@@ -106,7 +115,8 @@ func (t *etcdTx) FreshRange(begin, end []byte) {
 }
 
 // scanKnown answers a speculative Scan of a range whose content the cache
-// knows, noting each key and the range for the commit's compares.
+// knows (all of a known range or a part of it), noting each key and the
+// range for the commit's compares.
 func (t *etcdTx) scanKnown(begin, end string, limit int) ([]KeyValue, bool) {
 	fact, ok := t.s.cache.knownRange(begin, end)
 	if !ok || (limit > 0 && len(fact.keys) >= limit) {

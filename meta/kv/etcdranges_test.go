@@ -58,6 +58,20 @@ func TestEtcdKnownRanges(t *testing.T) {
 		return err
 	})
 
+	// A move of an empty directory (an rmdir into the trash) scans only
+	// the directory's entries, a part of the range the cache knows.
+	create("m", 104, meta.TypeDirectory)
+	create("n", 105, meta.TypeDirectory)
+	emptyMove := meta.RenameNoReplace | meta.RenameEmptyDir
+	requests("move of an empty directory the client made", 1, func() error {
+		_, _, _, err := a.Rename(ctx, root, meta.RootIno, "m", meta.RootIno, "m2", emptyMove, 1)
+		return err
+	})
+	sneak(a.k.entry(105, "x"))
+	if _, _, _, err := a.Rename(ctx, root, meta.RootIno, "n", meta.RootIno, "n2", emptyMove, 1); !errors.Is(err, meta.ErrNotEmpty) {
+		t.Fatalf("move of a directory another client put an entry in, as empty: %v, want ENOTEMPTY", err)
+	}
+
 	create("e", 102, meta.TypeDirectory)
 	sneak(a.k.entry(102, "x"))
 	if err := a.Rmdir(ctx, root, meta.RootIno, "e"); !errors.Is(err, meta.ErrNotEmpty) {
