@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -131,35 +132,43 @@ func appendText(b []byte, key, s string) []byte {
 }
 
 // jsonLine is every field a JSON line may have; kind says which are used.
+// The text fields (Kind, Type, Mode, Name, Target) point into the line
+// being decoded.
 type jsonLine struct {
-	Kind     string      `json:"kind"`
-	Ino      *uint64     `json:"ino"`
-	Parent   *uint64     `json:"parent"`
-	Type     string      `json:"type"`
-	Mode     string      `json:"mode"`
-	Uid      uint32      `json:"uid"`
-	Gid      uint32      `json:"gid"`
-	Rdev     uint32      `json:"rdev"`
-	Nlink    uint32      `json:"nlink"`
-	Length   uint64      `json:"length"`
-	Atime    int64       `json:"atime"`
-	Mtime    int64       `json:"mtime"`
-	Ctime    int64       `json:"ctime"`
-	Name     *string     `json:"name"`
-	Name64   []byte      `json:"name64"`
-	Target   *string     `json:"target"`
-	Target64 []byte      `json:"target64"`
-	Value    []byte      `json:"value"`
-	Index    uint32      `json:"index"`
-	Slices   [][5]uint64 `json:"slices"`
-	ID       uint64      `json:"id"`
-	Size     uint32      `json:"size"`
-	Records  *uint64     `json:"records"`
+	Kind     []byte
+	Ino      optional
+	Parent   optional
+	Type     []byte
+	Mode     []byte
+	Uid      uint32
+	Gid      uint32
+	Rdev     uint32
+	Nlink    uint32
+	Length   uint64
+	Atime    int64
+	Mtime    int64
+	Ctime    int64
+	Name     []byte
+	Name64   []byte
+	Target   []byte
+	Target64 []byte
+	Value    []byte
+	Index    uint32
+	Slices   []meta.Slice
+	ID       uint64
+	Size     uint32
+	Records  optional
 	// Quotas and directory statistics.
-	MaxSpace  int64 `json:"max_space"`
-	MaxInodes int64 `json:"max_inodes"`
-	Space     int64 `json:"space"`
-	Inodes    int64 `json:"inodes"`
+	MaxSpace  int64
+	MaxInodes int64
+	Space     int64
+	Inodes    int64
+}
+
+// optional is a number a record must have: set says the line gave it.
+type optional struct {
+	value uint64
+	set   bool
 }
 
 // decodeJSONLine parses one record line into r, or reports the trailer's
@@ -169,27 +178,27 @@ func decodeJSONLine(line []byte, r *meta.DumpRecord) (end bool, records uint64, 
 	if err := scanJSONLine(line, &l); err != nil {
 		return false, 0, err
 	}
-	if l.Kind == "end" {
-		if l.Records == nil {
+	if string(l.Kind) == "end" {
+		if !l.Records.set {
 			return false, 0, errors.New(`end record without "records"`)
 		}
-		return true, *l.Records, nil
+		return true, l.Records.value, nil
 	}
 	kind, ok := parseKind(l.Kind)
 	if !ok {
 		return false, 0, fmt.Errorf("unknown record kind %q", l.Kind)
 	}
 	*r = meta.DumpRecord{Kind: kind}
-	need := func(p *uint64, field string) (uint64, error) {
-		if p == nil {
+	need := func(p optional, field string) (uint64, error) {
+		if !p.set {
 			return 0, fmt.Errorf("%s record without %q", l.Kind, field)
 		}
-		return *p, nil
+		return p.value, nil
 	}
-	text := func(s *string, b64 []byte, field string) (string, error) {
+	text := func(s, b64 []byte, field string) (string, error) {
 		switch {
 		case s != nil:
-			return *s, nil
+			return string(s), nil
 		case b64 != nil:
 			return string(b64), nil
 		}
@@ -205,16 +214,12 @@ func decodeJSONLine(line []byte, r *meta.DumpRecord) (end bool, records uint64, 
 		if r.Attr.Type, err = parseType(l.Type); err != nil {
 			return
 		}
-		mode, perr := strconv.ParseUint(l.Mode, 8, 16)
-		if perr != nil {
+		mode, ok := parseOctal(l.Mode)
+		if !ok {
 			return false, 0, fmt.Errorf("mode %q is not an octal number", l.Mode)
 		}
-		parent := uint64(0)
-		if l.Parent != nil {
-			parent = *l.Parent
-		}
-		r.Attr = meta.Attr{Type: r.Attr.Type, Mode: uint16(mode), Uid: l.Uid, Gid: l.Gid, Rdev: l.Rdev, Nlink: l.Nlink,
-			Length: l.Length, Atime: l.Atime, Mtime: l.Mtime, Ctime: l.Ctime, Parent: meta.Ino(parent)}
+		r.Attr = meta.Attr{Type: r.Attr.Type, Mode: mode, Uid: l.Uid, Gid: l.Gid, Rdev: l.Rdev, Nlink: l.Nlink,
+			Length: l.Length, Atime: l.Atime, Mtime: l.Mtime, Ctime: l.Ctime, Parent: meta.Ino(l.Parent.value)}
 	case meta.DumpEntry:
 		if v, err = need(l.Parent, "parent"); err != nil {
 			return
@@ -256,12 +261,9 @@ func decodeJSONLine(line []byte, r *meta.DumpRecord) (end bool, records uint64, 
 		}
 		r.Ino = meta.Ino(v)
 		r.Index = l.Index
-		r.Slices = make([]meta.Slice, len(l.Slices))
-		for i, s := range l.Slices {
-			if s[0] > meta.ChunkSize || s[2] > 1<<32-1 || s[3] > 1<<32-1 || s[4] > meta.ChunkSize {
-				return false, 0, fmt.Errorf("slice %d of the chunk is out of range", i)
-			}
-			r.Slices[i] = meta.Slice{Pos: uint32(s[0]), ID: s[1], Size: uint32(s[2]), Off: uint32(s[3]), Len: uint32(s[4])}
+		r.Slices = l.Slices
+		if r.Slices == nil {
+			r.Slices = []meta.Slice{}
 		}
 	case meta.DumpDeadSlice:
 		r.Slice = meta.DeadSlice{ID: l.ID, Size: l.Size}
@@ -277,4 +279,18 @@ func decodeJSONLine(line []byte, r *meta.DumpRecord) (end bool, records uint64, 
 		}
 	}
 	return false, 0, nil
+}
+
+// parseOctal reads a mode of one or more octal digits.
+func parseOctal(digits []byte) (uint16, bool) {
+	var v uint32
+	for _, c := range digits {
+		if c < '0' || c > '7' {
+			return 0, false
+		}
+		if v = v<<3 | uint32(c-'0'); v > math.MaxUint16 {
+			return 0, false
+		}
+	}
+	return uint16(v), len(digits) > 0
 }

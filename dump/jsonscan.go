@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"cairn/meta"
 )
 
 // jsonScanner parses one record line of the JSON form: a flat object whose
@@ -35,11 +37,13 @@ func (s *jsonScanner) take(c byte) bool {
 	return false
 }
 
-// str reads a JSON string; escapes take the slow path.
-func (s *jsonScanner) str() (string, error) {
+// text reads a JSON string. Without escapes (the usual case) it returns
+// the bytes between the quotes, a part of the line that is valid only as
+// long as the line is; with escapes, a decoded copy.
+func (s *jsonScanner) text() ([]byte, error) {
 	s.space()
 	if s.i >= len(s.b) || s.b[s.i] != '"' {
-		return "", errSyntax
+		return nil, errSyntax
 	}
 	start := s.i
 	s.i++
@@ -53,19 +57,19 @@ func (s *jsonScanner) str() (string, error) {
 		case c == '"':
 			s.i++
 			if !escaped {
-				return string(s.b[start+1 : s.i-1]), nil
+				return s.b[start+1 : s.i-1], nil
 			}
 			var out string
 			if err := json.Unmarshal(s.b[start:s.i], &out); err != nil {
-				return "", errSyntax
+				return nil, errSyntax
 			}
-			return out, nil
+			return []byte(out), nil
 		case c < 0x20:
-			return "", errSyntax
+			return nil, errSyntax
 		}
 		s.i++
 	}
-	return "", errSyntax
+	return nil, errSyntax
 }
 
 // integer reads a JSON integer within [min, max].
@@ -112,23 +116,24 @@ func (s *jsonScanner) signed() (int64, error) {
 }
 
 func (s *jsonScanner) base64() ([]byte, error) {
-	text, err := s.str()
+	text, err := s.text()
 	if err != nil {
 		return nil, err
 	}
-	b, err := base64.StdEncoding.DecodeString(text)
+	b := make([]byte, base64.StdEncoding.DecodedLen(len(text)))
+	n, err := base64.StdEncoding.Decode(b, text)
 	if err != nil {
 		return nil, fmt.Errorf("bad base64: %v", err)
 	}
-	return b, nil
+	return b[:n], nil
 }
 
-// slices reads [[pos,id,size,off,len],...].
-func (s *jsonScanner) slices() ([][5]uint64, error) {
+// slices reads [[pos,id,size,off,len],...] into a new list.
+func (s *jsonScanner) slices() ([]meta.Slice, error) {
 	if !s.take('[') {
 		return nil, errSyntax
 	}
-	out := [][5]uint64{}
+	out := []meta.Slice{}
 	if s.take(']') {
 		return out, nil
 	}
@@ -150,7 +155,10 @@ func (s *jsonScanner) slices() ([][5]uint64, error) {
 		if !s.take(']') {
 			return nil, errSyntax
 		}
-		out = append(out, rec)
+		if rec[0] > meta.ChunkSize || rec[2] > math.MaxUint32 || rec[3] > math.MaxUint32 || rec[4] > meta.ChunkSize {
+			return nil, fmt.Errorf("slice %d of the chunk is out of range", len(out))
+		}
+		out = append(out, meta.Slice{Pos: uint32(rec[0]), ID: rec[1], Size: uint32(rec[2]), Off: uint32(rec[3]), Len: uint32(rec[4])})
 		if s.take(']') {
 			return out, nil
 		}
@@ -160,7 +168,8 @@ func (s *jsonScanner) slices() ([][5]uint64, error) {
 	}
 }
 
-// scanJSONLine fills l from one line; a field it does not know is an error.
+// scanJSONLine fills l from one line; a field it does not know is an
+// error. l's text fields point into line.
 func scanJSONLine(line []byte, l *jsonLine) error {
 	s := &jsonScanner{b: line}
 	if !s.take('{') {
@@ -170,7 +179,7 @@ func scanJSONLine(line []byte, l *jsonLine) error {
 		return nil
 	}
 	for {
-		key, err := s.str()
+		key, err := s.text()
 		if err != nil {
 			return err
 		}
@@ -182,27 +191,22 @@ func scanJSONLine(line []byte, l *jsonLine) error {
 			*p = uint32(v)
 			return err
 		}
-		u64 := func(p **uint64) error {
+		u64 := func(p *optional) error {
 			v, err := s.unsigned(math.MaxUint64)
-			*p = &v
+			*p = optional{v, true}
 			return err
 		}
-		text := func(p **string) error {
-			v, err := s.str()
-			*p = &v
-			return err
-		}
-		switch key {
+		switch string(key) {
 		case "kind":
-			l.Kind, err = s.str()
+			l.Kind, err = s.text()
 		case "ino":
 			err = u64(&l.Ino)
 		case "parent":
 			err = u64(&l.Parent)
 		case "type":
-			l.Type, err = s.str()
+			l.Type, err = s.text()
 		case "mode":
-			l.Mode, err = s.str()
+			l.Mode, err = s.text()
 		case "uid":
 			err = u32(&l.Uid)
 		case "gid":
@@ -220,11 +224,11 @@ func scanJSONLine(line []byte, l *jsonLine) error {
 		case "ctime":
 			l.Ctime, err = s.signed()
 		case "name":
-			err = text(&l.Name)
+			l.Name, err = s.text()
 		case "name64":
 			l.Name64, err = s.base64()
 		case "target":
-			err = text(&l.Target)
+			l.Target, err = s.text()
 		case "target64":
 			l.Target64, err = s.base64()
 		case "value":

@@ -24,9 +24,9 @@ func typeName(t meta.FileType) string {
 	return fmt.Sprintf("type%d", t)
 }
 
-func parseType(s string) (meta.FileType, error) {
+func parseType(s []byte) (meta.FileType, error) {
 	for t, name := range typeNames {
-		if name != "" && name == s {
+		if name != "" && name == string(s) {
 			return meta.FileType(t), nil
 		}
 	}
@@ -49,9 +49,9 @@ var kindNames = [...]string{
 	meta.DumpDirStat:   "dir_stat",
 }
 
-func parseKind(s string) (meta.DumpKind, bool) {
+func parseKind(s []byte) (meta.DumpKind, bool) {
 	for k, name := range kindNames {
-		if name != "" && name == s {
+		if name != "" && name == string(s) {
 			return meta.DumpKind(k), true
 		}
 	}
