@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -331,10 +330,11 @@ func (e *Engine) Restore(ctx context.Context, r meta.DumpReader) error {
 }
 
 func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
-	w := newRestoreWriter(ctx, e.rdb, e.prefix+":refs")
+	w := newRestoreWriter(ctx, e.rdb, e.prefix)
 	defer w.close()
 	tally := meta.NewRestoreTally()
-	firstRef := func(s meta.Slice) error { return w.ref(strconv.FormatUint(s.ID, 10), 1) }
+	firstRef := func(s meta.Slice) error { return w.ref(s.ID, 1) }
+	var list []span // a chunk's key and slices
 	for {
 		rec, err := r.Next()
 		if err == io.EOF {
@@ -349,31 +349,35 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 		ino := uint64(rec.Ino)
 		switch rec.Kind {
 		case meta.DumpInode:
-			err = w.set(e.key("i", ino), encodeAttr(&rec.Attr))
+			key := w.key("i", ino)
+			err = w.set(key, w.appended(func(out []byte) []byte { return meta.AppendAttrRecord(out, &rec.Attr, meta.TimesInSeconds) }))
 		case meta.DumpEntry:
-			member := binary.BigEndian.AppendUint64(append(append([]byte(rec.Name), 0), byte(rec.Type)), uint64(rec.Child))
-			err = w.entry(e.key("d", ino), member)
+			err = w.entry(ino, rec.Name, rec.Type, rec.Child)
 		case meta.DumpSymlink:
-			err = w.set(e.key("s", ino), rec.Target)
+			key := w.key("s", ino)
+			err = w.set(key, w.text(rec.Target))
 		case meta.DumpXattr:
-			value := append([]byte{}, rec.Value...)
-			err = w.do(3, func(p goredis.Pipeliner) { p.HSet(ctx, e.key("x", ino), rec.Name, value) })
+			key := w.key("x", ino)
+			name := w.text(rec.Name)
+			err = w.do("HSET", key, name, w.appended(func(out []byte) []byte { return append(out, rec.Value...) }))
 		case meta.DumpChunk:
-			list := make([]any, len(rec.Slices))
-			for i, s := range rec.Slices {
-				list[i] = meta.AppendSliceRecord(nil, s)
-			}
-			if len(list) > 0 {
-				chunk := e.chunkKey(rec.Ino, rec.Index)
-				if err = w.do(len(list)+1, func(p goredis.Pipeliner) { p.RPush(ctx, chunk, list...) }); err == nil {
-					index := rec.Index
-					err = w.do(2, func(p goredis.Pipeliner) { p.SAdd(ctx, e.key("cl", ino), index) })
+			if len(rec.Slices) > 0 {
+				list = append(list[:0], w.chunkKey(rec.Ino, rec.Index))
+				for _, s := range rec.Slices {
+					list = append(list, w.appended(func(out []byte) []byte { return meta.AppendSliceRecord(out, s) }))
+				}
+				err = w.do("RPUSH", list...)
+				if err == nil {
+					key := w.key("cl", ino)
+					err = w.do("SADD", key, w.number(uint64(rec.Index)))
 				}
 			}
 		case meta.DumpDeadSlice:
-			member := fmt.Sprintf("%d:%d", rec.Slice.ID, rec.Slice.Size)
-			score := float64(rec.Slice.ID)
-			err = w.do(3, func(p goredis.Pipeliner) { p.ZAdd(ctx, e.prefix+":dead", goredis.Z{Score: score, Member: member}) })
+			key := w.text(e.prefix + ":dead")
+			score := w.number(rec.Slice.ID)
+			err = w.do("ZADD", key, score, w.appended(func(out []byte) []byte {
+				return strconv.AppendUint(append(strconv.AppendUint(out, rec.Slice.ID, 10), ':'), uint64(rec.Slice.Size), 10)
+			}))
 		default:
 			err = fmt.Errorf("unknown dump record kind %d", rec.Kind)
 		}
@@ -386,8 +390,7 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 	if err := w.flush(); err != nil {
 		return err
 	}
-	err := tally.Shared(func(s meta.SharedSlice) error { return w.ref(strconv.FormatUint(s.ID, 10), s.Refs) })
-	if err != nil {
+	if err := tally.Shared(func(s meta.SharedSlice) error { return w.ref(s.ID, s.Refs) }); err != nil {
 		return err
 	}
 	usage := tally.Usage()
@@ -396,11 +399,13 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 	if err != nil {
 		return fmt.Errorf("encode volume settings: %w", err)
 	}
-	err = w.do(12, func(p goredis.Pipeliner) {
-		p.HSet(ctx, e.prefix+":usage", "space", usage.Space, "inodes", usage.Inodes)
-		p.HSet(ctx, e.prefix+":quota", "space", h.Format.Capacity, "inodes", h.Format.Inodes)
-		p.MSet(ctx, e.prefix+":nextino", h.NextInode-1, e.prefix+":nextslice", h.NextSlice-1)
-	})
+	err = w.do("HSET", w.text(e.prefix+":usage"), w.text("space"), w.number(usage.Space), w.text("inodes"), w.number(usage.Inodes))
+	if err == nil {
+		err = w.do("HSET", w.text(e.prefix+":quota"), w.text("space"), w.number(h.Format.Capacity), w.text("inodes"), w.number(h.Format.Inodes))
+	}
+	if err == nil {
+		err = w.do("MSET", w.text(e.prefix+":nextino"), w.number(h.NextInode-1), w.text(e.prefix+":nextslice"), w.number(h.NextSlice-1))
+	}
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,13 @@ package redis
 
 import (
 	"context"
+	"encoding/binary"
+	"strconv"
 	"sync"
 
 	goredis "github.com/redis/go-redis/v9"
+
+	"cairn/meta"
 )
 
 // restoreWriter sends a load's writes in pipelines and in as few commands
@@ -15,6 +19,11 @@ import (
 // set) go as they come. Nothing is visible in order: the caller flushes
 // before what must come last.
 //
+// The caller writes each argument's bytes into the writer's text (key,
+// text, number, appended) and names it by the span it got back; a
+// pipeline's arguments thus cost one buffer, not an allocation each,
+// and become go-redis commands only on the sender, in one string.
+//
 // A full pipeline goes to one of restoreSenders goroutines, each on a
 // connection of its own, while the caller fills the next: the server
 // works on one pipeline while the client encodes the next and reads the
@@ -23,22 +32,40 @@ import (
 // all of them, so what is written after a flush comes after what came
 // before it. close must be called once the writer is done with.
 type restoreWriter struct {
-	ctx      context.Context
-	rdb      *goredis.Client
-	pipe     goredis.Pipeliner
-	commands int // in pipe, not yet sent
-	words    int // arguments in pipe, not yet sent
-	values   []any
-	dir      string
-	entries  []any
-	refsKey  string
-	refs     []any
+	ctx    context.Context
+	rdb    *goredis.Client
+	prefix string
+	batch  *restoreBatch // being filled
 
-	sending  chan goredis.Pipeliner
-	inFlight sync.WaitGroup // pipelines sent and not yet answered
+	values  []span // MSET key, value, key, value...
+	dir     uint64 // the directory whose entries are gathered
+	dirKey  span
+	entries []span // ZADD score, member, score, member...
+	refs    []span // HSET field, value, field, value...
+
+	free     chan *restoreBatch
+	sending  chan *restoreBatch
+	inFlight sync.WaitGroup // batches sent and not yet answered
 	senders  sync.WaitGroup
 	mu       sync.Mutex
 	failed   error // the first error of a pipeline sent
+}
+
+// span is where one argument lies in its batch's text.
+type span struct{ start, end int }
+
+// restoreBatch is one pipeline's commands before they become go-redis
+// commands: their arguments' bytes, one after another in text.
+type restoreBatch struct {
+	text     []byte
+	args     []span // every command's arguments, command after command
+	commands []restoreCommand
+	zero     span // "0", the score of every directory entry, once written
+}
+
+type restoreCommand struct {
+	name string
+	args int // how many of the batch's args are this command's
 }
 
 const (
@@ -51,8 +78,13 @@ const (
 	restoreSenders = 2
 )
 
-func newRestoreWriter(ctx context.Context, rdb *goredis.Client, refsKey string) *restoreWriter {
-	w := &restoreWriter{ctx: ctx, rdb: rdb, pipe: rdb.Pipeline(), refsKey: refsKey, sending: make(chan goredis.Pipeliner)}
+func newRestoreWriter(ctx context.Context, rdb *goredis.Client, prefix string) *restoreWriter {
+	w := &restoreWriter{ctx: ctx, rdb: rdb, prefix: prefix, sending: make(chan *restoreBatch),
+		free: make(chan *restoreBatch, restoreSenders+1)}
+	for range restoreSenders {
+		w.free <- &restoreBatch{}
+	}
+	w.batch = &restoreBatch{}
 	w.senders.Add(restoreSenders)
 	for range restoreSenders {
 		go w.sender()
@@ -60,10 +92,14 @@ func newRestoreWriter(ctx context.Context, rdb *goredis.Client, refsKey string) 
 	return w
 }
 
-// sender executes the pipelines handed to it until close.
+// sender turns the batches handed to it into pipelines and executes them
+// until close.
 func (w *restoreWriter) sender() {
 	defer w.senders.Done()
-	for pipe := range w.sending {
+	for b := range w.sending {
+		pipe := b.pipeline(w.ctx, w.rdb)
+		b.text, b.args, b.commands, b.zero = b.text[:0], b.args[:0], b.commands[:0], span{}
+		w.free <- b
 		if _, err := pipe.Exec(w.ctx); err != nil {
 			w.mu.Lock()
 			if w.failed == nil {
@@ -73,6 +109,29 @@ func (w *restoreWriter) sender() {
 		}
 		w.inFlight.Done()
 	}
+}
+
+// pipeline queues b's commands on a new pipeline. The arguments are
+// pointers into one copy of b's text, which go-redis writes as they are.
+func (b *restoreBatch) pipeline(ctx context.Context, rdb *goredis.Client) goredis.Pipeliner {
+	pipe := rdb.Pipeline()
+	text := string(b.text)
+	values := make([]string, len(b.args))
+	args := make([]any, len(b.args)+len(b.commands))
+	next, word := 0, 0
+	for _, c := range b.commands {
+		first := next
+		args[next] = c.name
+		next++
+		for range c.args {
+			s := b.args[word]
+			values[word] = text[s.start:s.end]
+			args[next] = &values[word]
+			next, word = next+1, word+1
+		}
+		pipe.Do(ctx, args[first:next]...)
+	}
+	return pipe
 }
 
 // err is the first error of a pipeline already answered.
@@ -89,112 +148,172 @@ func (w *restoreWriter) close() {
 	w.senders.Wait()
 }
 
-// set sets a plain value.
-func (w *restoreWriter) set(key string, value any) error {
+// appended is an argument of the bytes add appends to the text.
+func (w *restoreWriter) appended(add func(out []byte) []byte) span {
+	start := len(w.batch.text)
+	w.batch.text = add(w.batch.text)
+	return span{start, len(w.batch.text)}
+}
+
+// text is an argument of the bytes of s.
+func (w *restoreWriter) text(s string) span {
+	start := len(w.batch.text)
+	w.batch.text = append(w.batch.text, s...)
+	return span{start, len(w.batch.text)}
+}
+
+// number is an argument of n in decimal.
+func (w *restoreWriter) number(n uint64) span {
+	start := len(w.batch.text)
+	w.batch.text = strconv.AppendUint(w.batch.text, n, 10)
+	return span{start, len(w.batch.text)}
+}
+
+// key is the argument Engine.key(kind, n) names.
+func (w *restoreWriter) key(kind string, n uint64) span {
+	start := len(w.batch.text)
+	w.batch.text = strconv.AppendUint(append(append(append(w.batch.text, w.prefix...), ':'), kind...), n, 10)
+	return span{start, len(w.batch.text)}
+}
+
+// chunkKey is the argument Engine.chunkKey(ino, idx) names.
+func (w *restoreWriter) chunkKey(ino meta.Ino, idx uint32) span {
+	start := len(w.batch.text)
+	w.batch.text = strconv.AppendUint(append(append(w.batch.text, w.prefix...), ":c"...), uint64(ino), 10)
+	w.batch.text = strconv.AppendUint(append(w.batch.text, ':'), uint64(idx), 10)
+	return span{start, len(w.batch.text)}
+}
+
+// set sets a plain value; key and value must be the last arguments
+// written.
+func (w *restoreWriter) set(key, value span) error {
 	w.values = append(w.values, key, value)
 	if len(w.values) >= groupWords {
-		return w.sendValues()
+		w.queueValues()
+		return w.queued()
 	}
 	return nil
 }
 
-// entry adds member to the sorted set of directory key, score 0.
-func (w *restoreWriter) entry(key string, member []byte) error {
-	if key != w.dir {
-		if err := w.sendEntries(); err != nil {
+// entry adds the entry name → child of type t to the sorted set of
+// directory dir, score 0.
+func (w *restoreWriter) entry(dir uint64, name string, t meta.FileType, child meta.Ino) error {
+	if dir != w.dir || len(w.entries) == 0 {
+		w.queueEntries()
+		if err := w.queued(); err != nil {
 			return err
 		}
-		w.dir = key
+		w.dir, w.dirKey = dir, w.key("d", dir)
 	}
-	w.entries = append(w.entries, 0, member)
+	b := w.batch
+	if b.zero == (span{}) {
+		b.zero = w.text("0")
+	}
+	member := w.appended(func(out []byte) []byte {
+		return binary.BigEndian.AppendUint64(append(append(append(out, name...), 0), byte(t)), uint64(child))
+	})
+	w.entries = append(w.entries, b.zero, member)
 	if len(w.entries) >= groupWords {
-		return w.sendEntries()
+		w.queueEntries()
+		return w.queued()
 	}
 	return nil
 }
 
 // ref sets slice id's reference count; a later call for the same id wins.
-func (w *restoreWriter) ref(id string, count uint64) error {
-	w.refs = append(w.refs, id, count)
+func (w *restoreWriter) ref(id, count uint64) error {
+	w.refs = append(w.refs, w.number(id), w.number(count))
 	if len(w.refs) >= groupWords {
-		return w.sendRefs()
+		w.queueRefs()
+		return w.queued()
 	}
 	return nil
 }
 
-// do queues a command of its own.
-func (w *restoreWriter) do(words int, queue func(p goredis.Pipeliner)) error {
-	queue(w.pipe)
-	return w.queued(words)
+// do queues a command of its own; args must be the last arguments
+// written.
+func (w *restoreWriter) do(name string, args ...span) error {
+	w.queue(name, span{}, args)
+	return w.queued()
 }
 
-func (w *restoreWriter) queued(words int) error {
-	w.commands++
-	w.words += words
-	if w.commands >= pipeCommands || w.words >= pipeWords {
+// queue adds a command to the batch, without sending it: name, then key
+// unless it is the zero span, then args.
+func (w *restoreWriter) queue(name string, key span, args []span) {
+	b := w.batch
+	n := len(args)
+	if key != (span{}) {
+		b.args = append(b.args, key)
+		n++
+	}
+	b.commands = append(b.commands, restoreCommand{name: name, args: n})
+	b.args = append(b.args, args...)
+}
+
+// queued sends the batch if it is full.
+func (w *restoreWriter) queued() error {
+	if len(w.batch.commands) >= pipeCommands || len(w.batch.args) >= pipeWords {
 		return w.send()
 	}
 	return nil
 }
 
-func (w *restoreWriter) sendValues() error {
-	if len(w.values) == 0 {
-		return nil
+func (w *restoreWriter) queueValues() {
+	if len(w.values) > 0 {
+		w.queue("MSET", span{}, w.values)
+		w.values = w.values[:0]
 	}
-	w.pipe.MSet(w.ctx, w.values...)
-	n := len(w.values)
-	w.values = make([]any, 0, groupWords)
-	return w.queued(n)
 }
 
-func (w *restoreWriter) sendEntries() error {
-	if len(w.entries) == 0 {
-		return nil
+func (w *restoreWriter) queueEntries() {
+	if len(w.entries) > 0 {
+		w.queue("ZADD", w.dirKey, w.entries)
+		w.entries = w.entries[:0]
 	}
-	w.pipe.Do(w.ctx, append([]any{"ZADD", w.dir}, w.entries...)...)
-	n := len(w.entries)
-	w.entries = make([]any, 0, groupWords)
-	return w.queued(n)
 }
 
-func (w *restoreWriter) sendRefs() error {
-	if len(w.refs) == 0 {
-		return nil
+func (w *restoreWriter) queueRefs() {
+	if len(w.refs) > 0 {
+		key := w.appended(func(out []byte) []byte { return append(append(out, w.prefix...), ":refs"...) })
+		w.queue("HSET", key, w.refs)
+		w.refs = w.refs[:0]
 	}
-	w.pipe.HSet(w.ctx, w.refsKey, w.refs...)
-	n := len(w.refs)
-	w.refs = make([]any, 0, groupWords)
-	return w.queued(n)
 }
 
-// send hands the pipeline to a sender, once one is free, and starts a
-// new one. It returns the error of a pipeline sent before, if any failed.
+// send queues the commands being gathered (their arguments lie in this
+// batch's text), hands the batch to a sender, once one is free, and
+// starts a new one. It returns the error of a pipeline sent before, if
+// any failed.
 func (w *restoreWriter) send() error {
 	if err := w.err(); err != nil {
 		return err
 	}
-	if w.commands == 0 {
+	w.queueValues()
+	w.queueEntries()
+	w.queueRefs()
+	if len(w.batch.commands) == 0 {
 		return nil
 	}
-	w.commands, w.words = 0, 0
 	w.inFlight.Add(1)
 	select {
-	case w.sending <- w.pipe:
+	case w.sending <- w.batch:
 	case <-w.ctx.Done():
 		w.inFlight.Done()
 		return w.ctx.Err()
 	}
-	w.pipe = w.rdb.Pipeline()
+	select {
+	case w.batch = <-w.free:
+	case <-w.ctx.Done():
+		return w.ctx.Err()
+	}
 	return nil
 }
 
 // flush sends everything written so far, gathered or not, and waits for
 // the server to have done it.
 func (w *restoreWriter) flush() error {
-	for _, send := range []func() error{w.sendValues, w.sendEntries, w.sendRefs, w.send} {
-		if err := send(); err != nil {
-			return err
-		}
+	if err := w.send(); err != nil {
+		return err
 	}
 	w.inFlight.Wait()
 	return w.err()
