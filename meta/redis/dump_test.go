@@ -1,8 +1,12 @@
 package redis
 
 import (
+	"context"
+	"fmt"
+	"io"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"cairn/meta"
 	"cairn/meta/metatest"
@@ -14,4 +18,105 @@ func TestDump(t *testing.T) {
 	s := server(t)
 	var next atomic.Int64
 	metatest.RunDump(t, func(t *testing.T) meta.Engine { return fresh(t, s, int(next.Add(1)%16)) })
+}
+
+// recordList is a meta.DumpReader of fixed records.
+type recordList struct {
+	header  meta.DumpHeader
+	records []meta.DumpRecord
+	next    int
+}
+
+func (l *recordList) Header() meta.DumpHeader { return l.header }
+
+func (l *recordList) Next() (*meta.DumpRecord, error) {
+	if l.next == len(l.records) {
+		return nil, io.EOF
+	}
+	l.next++
+	return &l.records[l.next-1], nil
+}
+
+// recordSink is a meta.DumpWriter that keeps the records it is given.
+type recordSink struct{ records []meta.DumpRecord }
+
+func (s *recordSink) Header(meta.DumpHeader) error { return nil }
+
+func (s *recordSink) Record(r *meta.DumpRecord) error {
+	s.records = append(s.records, *r)
+	return nil
+}
+
+// TestDumpManyBatches dumps a tree whose inodes fill several batches read
+// at once, with files linked from directories read in different batches:
+// every inode is written once, whichever batch reads it first.
+func TestDumpManyBatches(t *testing.T) {
+	e := fresh(t, server(t), 0)
+	const (
+		dirs   = 3
+		files  = 1500 // per directory
+		linked = 40   // files with a name in every directory
+	)
+	now := time.Now().UnixNano()
+	src := &recordList{header: meta.DumpHeader{
+		Format:    meta.Format{Name: "batches", UUID: "u", Storage: "mem", BlockSize: 4 << 20, Compression: "none", Version: meta.FormatVersion},
+		NextInode: 2 + dirs + dirs*files, NextSlice: 1,
+	}}
+	add := func(r meta.DumpRecord) { src.records = append(src.records, r) }
+	add(meta.DumpRecord{Kind: meta.DumpInode, Ino: meta.RootIno, Attr: meta.Attr{Type: meta.TypeDirectory, Mode: 0755, Nlink: 2 + dirs, Parent: meta.RootIno, Mtime: now}})
+	ino := meta.Ino(2)
+	dirIno := func(d int) meta.Ino { return meta.Ino(2 + d) }
+	for d := range dirs {
+		add(meta.DumpRecord{Kind: meta.DumpInode, Ino: dirIno(d), Attr: meta.Attr{Type: meta.TypeDirectory, Mode: 0755, Nlink: 2, Parent: meta.RootIno, Mtime: now}})
+		add(meta.DumpRecord{Kind: meta.DumpEntry, Ino: meta.RootIno, Name: fmt.Sprint("d", d), Child: dirIno(d), Type: meta.TypeDirectory})
+	}
+	ino = dirIno(dirs)
+	for d := range dirs {
+		for f := range files {
+			if d > 0 && f < linked {
+				continue // named below, from every directory
+			}
+			nlink := uint32(1)
+			if f < linked {
+				nlink = dirs
+			}
+			add(meta.DumpRecord{Kind: meta.DumpInode, Ino: ino, Attr: meta.Attr{Type: meta.TypeFile, Mode: 0644, Nlink: nlink, Mtime: now}})
+			if f < linked {
+				// Spread over each directory's listing: first, middle, last.
+				for e := range dirs {
+					name := fmt.Sprintf("%c-%03d", "amz"[(f+e)%3], f)
+					add(meta.DumpRecord{Kind: meta.DumpEntry, Ino: dirIno(e), Name: name, Child: ino, Type: meta.TypeFile})
+				}
+			} else {
+				add(meta.DumpRecord{Kind: meta.DumpEntry, Ino: dirIno(d), Name: fmt.Sprintf("f-%04d", f), Child: ino, Type: meta.TypeFile})
+			}
+			ino++
+		}
+	}
+	ctx := context.Background()
+	if err := e.Restore(ctx, src); err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	var out recordSink
+	if err := e.Dump(ctx, &out); err != nil {
+		t.Fatalf("Dump: %v", err)
+	}
+	inodes, entries := map[meta.Ino]int{}, 0
+	for _, r := range out.records {
+		switch r.Kind {
+		case meta.DumpInode:
+			inodes[r.Ino]++
+		case meta.DumpEntry:
+			entries++
+		}
+	}
+	wantInodes := 1 + dirs + dirs*files - (dirs-1)*linked
+	if len(inodes) != wantInodes || entries != dirs+dirs*files {
+		t.Errorf("the dump holds %d inodes and %d entries, want %d and %d", len(inodes), entries, wantInodes, dirs+dirs*files)
+	}
+	for ino, n := range inodes {
+		if n != 1 {
+			t.Errorf("inode %d is written %d times", ino, n)
+		}
+	}
 }
