@@ -37,7 +37,8 @@ type dumpWalk struct {
 	linked  map[meta.Ino]bool // inodes with several links already written
 	jobs    chan *inodeBatch
 	read    chan *inodeBatch
-	reading int // batches handed to the readers and not yet written
+	free    []*inodeBatch // batches written, to reuse
+	reading int           // batches handed to the readers and not yet written
 }
 
 // inodeBatch is a batch of inodes to read and, once read, their records.
@@ -93,8 +94,13 @@ func (d *dumpWalk) submit() error {
 			return err
 		}
 	}
-	d.jobs <- &inodeBatch{inos: d.pending}
-	d.pending = make([]meta.Ino, 0, dumpBatch)
+	b := &inodeBatch{}
+	if n := len(d.free); n > 0 {
+		b, d.free = d.free[n-1], d.free[:n-1]
+	}
+	b.inos = append(b.inos[:0], d.pending...)
+	d.pending = d.pending[:0]
+	d.jobs <- b
 	d.reading++
 	return nil
 }
@@ -125,6 +131,8 @@ func (d *dumpWalk) write(b *inodeBatch) error {
 		}
 	}
 	d.dirs = append(d.dirs, b.dirs...)
+	b.records, b.dirs, b.linked = b.records[:0], b.dirs[:0], b.linked[:0]
+	d.free = append(d.free, b)
 	return nil
 }
 
@@ -225,7 +233,6 @@ func (e *Engine) readInodes(ctx context.Context, b *inodeBatch) error {
 	}
 	var chunks []chunkRef
 	pipe = e.rdb.Pipeline()
-	b.records = make([]meta.DumpRecord, 0, 2*len(read))
 	for i, ino := range read {
 		b.records = append(b.records, meta.DumpRecord{Kind: meta.DumpInode, Ino: ino, Attr: attrs[i]})
 		if attrs[i].Type == meta.TypeDirectory {
