@@ -68,8 +68,9 @@ func (d *dumpWalk) walk() error {
 		readers.Wait()
 	}()
 	for {
-		var err error
+		err := d.writeRead()
 		switch {
+		case err != nil:
 		case len(d.pending) >= dumpBatch || len(d.pending) > 0 && len(d.dirs) == 0:
 			err = d.submit()
 		case len(d.dirs) > 0:
@@ -85,6 +86,22 @@ func (d *dumpWalk) walk() error {
 			return err
 		}
 	}
+}
+
+// writeRead writes the batches already read, without waiting for one, so
+// that a reader done with its batch soon gets another.
+func (d *dumpWalk) writeRead() error {
+	for d.reading > 0 {
+		select {
+		case b := <-d.read:
+			if err := d.write(b); err != nil {
+				return err
+			}
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // submit hands the pending inodes to a reader, once one is free.
@@ -141,6 +158,9 @@ func (d *dumpWalk) write(b *inodeBatch) error {
 func (d *dumpWalk) listDir(dir meta.Ino) error {
 	key := d.e.key("d", uint64(dir))
 	for start := int64(0); ; start += dirPage {
+		if err := d.writeRead(); err != nil {
+			return err
+		}
 		members, err := d.e.rdb.ZRange(d.ctx, key, start, start+dirPage-1).Result()
 		if err != nil {
 			return err
