@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"sync"
 
 	goredis "github.com/redis/go-redis/v9"
 
@@ -14,6 +16,11 @@ import (
 )
 
 var _ meta.Dumper = (*Engine)(nil)
+
+const (
+	dumpBatch = 1024 // inodes read per pipeline
+	dirPage   = 1024 // entries read per request
+)
 
 // Dump implements meta.Dumper: it pauses the volume's changes (see
 // dumppause.go) and walks the tree from the root, so inodes that only a
@@ -31,6 +38,17 @@ func (e *Engine) Dump(ctx context.Context, w meta.DumpWriter) error {
 		return fmt.Errorf("dump the volume on %s: %w", e.where, err)
 	}
 	return nil
+}
+
+// dumpWalk is the state of one dump's walk of the tree.
+type dumpWalk struct {
+	e       *Engine
+	ctx     context.Context
+	w       meta.DumpWriter
+	rec     meta.DumpRecord
+	dirs    []meta.Ino        // directories to list
+	pending []meta.Ino        // inodes to read
+	linked  map[meta.Ino]bool // inodes with several links already read
 }
 
 func (e *Engine) dump(ctx context.Context, w meta.DumpWriter) error {
@@ -66,10 +84,228 @@ func (e *Engine) dump(ctx context.Context, w meta.DumpWriter) error {
 		return err
 	}
 	d := &dumpWalk{e: e, ctx: ctx, w: w, linked: map[meta.Ino]bool{}, pending: []meta.Ino{meta.RootIno}}
-	if err := d.walk(); err != nil {
+	if err := d.readInodes(); err != nil {
 		return err
 	}
+	for len(d.dirs) > 0 {
+		dir := d.dirs[len(d.dirs)-1]
+		d.dirs = d.dirs[:len(d.dirs)-1]
+		if err := d.listDir(dir); err != nil {
+			return err
+		}
+	}
 	return d.deadSlices()
+}
+
+// listDir emits a directory's entries a page at a time and reads the
+// inodes they name.
+func (d *dumpWalk) listDir(dir meta.Ino) error {
+	key := d.e.key("d", uint64(dir))
+	for start := int64(0); ; start += dirPage {
+		members, err := d.e.rdb.ZRange(d.ctx, key, start, start+dirPage-1).Result()
+		if err != nil {
+			return err
+		}
+		for _, m := range members {
+			ent, err := decodeEntry(m)
+			if err != nil {
+				return err
+			}
+			d.rec = meta.DumpRecord{Kind: meta.DumpEntry, Ino: dir, Name: ent.Name, Child: ent.Ino, Type: ent.Type}
+			if err := d.w.Record(&d.rec); err != nil {
+				return err
+			}
+			if !d.linked[ent.Ino] {
+				d.pending = append(d.pending, ent.Ino)
+			}
+			if len(d.pending) >= dumpBatch {
+				if err := d.readInodes(); err != nil {
+					return err
+				}
+			}
+		}
+		if len(members) < dirPage {
+			return d.readInodes()
+		}
+	}
+}
+
+// readInodes emits the pending inodes with their symlink targets, xattrs
+// and chunks, and queues the directories among them. It costs three round
+// trips and as few commands as the types allow: one MGET for all the
+// attributes, then an HGETALL per inode, an SMEMBERS per file and a GET
+// per symlink, then an LRANGE per chunk. Redis spends more per command
+// than per key, so the commands, not the round trips, are what counts.
+func (d *dumpWalk) readInodes() error {
+	inos := d.pending
+	if len(inos) == 0 {
+		return nil
+	}
+	d.pending = d.pending[:0]
+	e := d.e
+	keys := make([]string, len(inos))
+	for i, ino := range inos {
+		keys[i] = e.key("i", uint64(ino))
+	}
+	values, err := e.rdb.MGet(d.ctx, keys...).Result()
+	if err != nil {
+		return err
+	}
+	attrs := make([]meta.Attr, 0, len(inos))
+	read := inos[:0:0]
+	for i, ino := range inos {
+		raw, ok := values[i].(string)
+		if !ok {
+			return fmt.Errorf("inode %d is named by a directory entry but has no attributes", ino)
+		}
+		a, err := decodeAttr(raw)
+		if err != nil {
+			return fmt.Errorf("inode %d: %w", ino, err)
+		}
+		if a.Nlink > 1 && a.Type != meta.TypeDirectory {
+			if d.linked[ino] {
+				continue
+			}
+			d.linked[ino] = true
+		}
+		attrs = append(attrs, a)
+		read = append(read, ino)
+	}
+	pipes := d.pipes()
+	targets := make([]*goredis.StringCmd, len(read))
+	xattrs := make([]*goredis.MapStringStringCmd, len(read))
+	chunkSets := make([]*goredis.StringSliceCmd, len(read))
+	for i, ino := range read {
+		pipe := pipes[i%len(pipes)]
+		xattrs[i] = pipe.HGetAll(d.ctx, e.key("x", uint64(ino)))
+		switch attrs[i].Type {
+		case meta.TypeSymlink:
+			targets[i] = pipe.Get(d.ctx, e.key("s", uint64(ino)))
+		case meta.TypeFile:
+			chunkSets[i] = pipe.SMembers(d.ctx, e.key("cl", uint64(ino)))
+		}
+	}
+	if err := d.exec(pipes); err != nil {
+		return err
+	}
+	type chunkRef struct {
+		ino meta.Ino
+		idx uint32
+		cmd *goredis.StringSliceCmd
+	}
+	var chunks []chunkRef
+	pipes = d.pipes()
+	for i, ino := range read {
+		d.rec = meta.DumpRecord{Kind: meta.DumpInode, Ino: ino, Attr: attrs[i]}
+		if err := d.w.Record(&d.rec); err != nil {
+			return err
+		}
+		if attrs[i].Type == meta.TypeDirectory {
+			d.dirs = append(d.dirs, ino)
+		}
+		if targets[i] != nil {
+			if target, err := targets[i].Result(); err == nil {
+				d.rec = meta.DumpRecord{Kind: meta.DumpSymlink, Ino: ino, Target: target}
+				if err := d.w.Record(&d.rec); err != nil {
+					return err
+				}
+			}
+		}
+		for name, value := range xattrs[i].Val() {
+			d.rec = meta.DumpRecord{Kind: meta.DumpXattr, Ino: ino, Name: name, Value: []byte(value)}
+			if err := d.w.Record(&d.rec); err != nil {
+				return err
+			}
+		}
+		if chunkSets[i] == nil {
+			continue
+		}
+		for _, member := range chunkSets[i].Val() {
+			idx, err := strconv.ParseUint(member, 10, 32)
+			if err != nil {
+				return fmt.Errorf("inode %d: corrupt chunk index %q", ino, member)
+			}
+			chunks = append(chunks, chunkRef{ino: ino, idx: uint32(idx),
+				cmd: pipes[len(chunks)%len(pipes)].LRange(d.ctx, e.chunkKey(ino, uint32(idx)), 0, -1)})
+		}
+	}
+	if len(chunks) == 0 {
+		return nil
+	}
+	if err := d.exec(pipes); err != nil {
+		return err
+	}
+	var list []meta.Slice
+	for _, c := range chunks {
+		raw := c.cmd.Val()
+		list = list[:0]
+		for _, r := range raw {
+			s, err := meta.DecodeSliceRecord([]byte(r))
+			if err != nil {
+				return fmt.Errorf("chunk %d of inode %d: %w", c.idx, c.ino, err)
+			}
+			list = append(list, s)
+		}
+		d.rec = meta.DumpRecord{Kind: meta.DumpChunk, Ino: c.ino, Index: c.idx, Slices: list}
+		if err := d.w.Record(&d.rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dumpPipes is how many pipelines a dump sends at once, each on a
+// connection of its own: while the server works through one, the client
+// writes another or reads its replies.
+const dumpPipes = 2
+
+func (d *dumpWalk) pipes() []goredis.Pipeliner {
+	pipes := make([]goredis.Pipeliner, dumpPipes)
+	for i := range pipes {
+		pipes[i] = d.e.rdb.Pipeline()
+	}
+	return pipes
+}
+
+// exec sends pipes at once and waits for all their replies. A missing
+// key (a symlink without its target) is not an error.
+func (d *dumpWalk) exec(pipes []goredis.Pipeliner) error {
+	errs := make([]error, len(pipes))
+	var wg sync.WaitGroup
+	for i, pipe := range pipes {
+		wg.Go(func() {
+			if _, err := pipe.Exec(d.ctx); err != nil && !errors.Is(err, goredis.Nil) {
+				errs[i] = err
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (d *dumpWalk) deadSlices() error {
+	key := d.e.prefix + ":dead"
+	for start := int64(0); ; start += dirPage {
+		members, err := d.e.rdb.ZRange(d.ctx, key, start, start+dirPage-1).Result()
+		if err != nil {
+			return err
+		}
+		for _, m := range members {
+			id, size, ok := strings.Cut(m, ":")
+			n, err1 := strconv.ParseUint(id, 10, 64)
+			s, err2 := strconv.ParseUint(size, 10, 32)
+			if !ok || err1 != nil || err2 != nil {
+				return fmt.Errorf("corrupt dead slice %q", m)
+			}
+			d.rec = meta.DumpRecord{Kind: meta.DumpDeadSlice, Slice: meta.DeadSlice{ID: n, Size: uint32(s)}}
+			if err := d.w.Record(&d.rec); err != nil {
+				return err
+			}
+		}
+		if len(members) < dirPage {
+			return nil
+		}
+	}
 }
 
 // Restore implements meta.Dumper. It refuses a database that holds any
