@@ -47,15 +47,15 @@ func (s *recordSink) Record(r *meta.DumpRecord) error {
 	return nil
 }
 
-// TestDumpManyBatches dumps a tree whose inodes fill several batches read
-// at once, with files linked from directories read in different batches:
-// every inode is written once, whichever batch reads it first.
+// TestDumpManyBatches dumps a tree whose inodes fill several batches,
+// with files named twice in every directory (two names read in one batch,
+// the others in batches before or after it): every inode is written once.
 func TestDumpManyBatches(t *testing.T) {
 	e := fresh(t, server(t), 0)
 	const (
 		dirs   = 3
 		files  = 1500 // per directory
-		linked = 40   // files with a name in every directory
+		linked = 40   // files with two names in every directory
 	)
 	now := time.Now().UnixNano()
 	src := &recordList{header: meta.DumpHeader{
@@ -78,14 +78,18 @@ func TestDumpManyBatches(t *testing.T) {
 			}
 			nlink := uint32(1)
 			if f < linked {
-				nlink = dirs
+				nlink = 2 * dirs
 			}
 			add(meta.DumpRecord{Kind: meta.DumpInode, Ino: ino, Attr: meta.Attr{Type: meta.TypeFile, Mode: 0644, Nlink: nlink, Mtime: now}})
 			if f < linked {
 				// Spread over each directory's listing: first, middle, last.
+				// Two names next to each other (read in one batch) in
+				// each directory, first, in the middle or last.
 				for e := range dirs {
-					name := fmt.Sprintf("%c-%03d", "amz"[(f+e)%3], f)
-					add(meta.DumpRecord{Kind: meta.DumpEntry, Ino: dirIno(e), Name: name, Child: ino, Type: meta.TypeFile})
+					for _, letters := range []string{"amz", "bn{"} {
+						name := fmt.Sprintf("%c-%03d", letters[(f+e)%3], f)
+						add(meta.DumpRecord{Kind: meta.DumpEntry, Ino: dirIno(e), Name: name, Child: ino, Type: meta.TypeFile})
+					}
 				}
 			} else {
 				add(meta.DumpRecord{Kind: meta.DumpEntry, Ino: dirIno(d), Name: fmt.Sprintf("f-%04d", f), Child: ino, Type: meta.TypeFile})
@@ -102,6 +106,7 @@ func TestDumpManyBatches(t *testing.T) {
 		t.Fatalf("Dump: %v", err)
 	}
 	inodes, entries := map[meta.Ino]int{}, 0
+
 	for _, r := range out.records {
 		switch r.Kind {
 		case meta.DumpInode:
@@ -111,8 +116,8 @@ func TestDumpManyBatches(t *testing.T) {
 		}
 	}
 	wantInodes := 1 + dirs + dirs*files - (dirs-1)*linked
-	if len(inodes) != wantInodes || entries != dirs+dirs*files {
-		t.Errorf("the dump holds %d inodes and %d entries, want %d and %d", len(inodes), entries, wantInodes, dirs+dirs*files)
+	if wantEntries := dirs + dirs*(files-linked) + 2*dirs*linked; len(inodes) != wantInodes || entries != wantEntries {
+		t.Errorf("the dump holds %d inodes and %d entries, want %d and %d", len(inodes), entries, wantInodes, wantEntries)
 	}
 	for ino, n := range inodes {
 		if n != 1 {
