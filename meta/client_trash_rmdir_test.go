@@ -5,10 +5,8 @@ import (
 	"errors"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"cairn/meta"
-	"cairn/meta/kv"
 )
 
 // rmdirEngine is a real engine that counts the reads an rmdir into the
@@ -42,24 +40,10 @@ func (e *rmdirEngine) Rename(ctx context.Context, cred meta.Cred, sp meta.Ino, s
 // rmdirClients returns two clients of one volume with the trash on, the
 // first through an rmdirEngine, both caching for an hour.
 func rmdirClients(t *testing.T) (*meta.Client, *rmdirEngine, *meta.Client) {
-	t.Helper()
-	mem := kv.OpenMem()
-	if err := mem.Init(ctx, meta.Format{Name: "t", BlockSize: 4 << 20, Version: meta.FormatVersion, TrashDays: 1}, false); err != nil {
-		t.Fatal(err)
-	}
-	eng := &rmdirEngine{Engine: mem}
-	cfg := meta.ClientConfig{AttrTimeout: time.Hour, EntryTimeout: time.Hour, DirEntryTimeout: time.Hour}
-	first, other := meta.NewClient(eng, cfg), meta.NewClient(mem, cfg)
-	for _, c := range []*meta.Client{first, other} {
-		if err := c.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		c.SetTrashDays(1)
-	}
-	t.Cleanup(func() {
-		first.Close(ctx)
-		other.Close(ctx)
-		mem.Close()
+	eng := &rmdirEngine{}
+	first, other := trashClientsOver(t, func(mem meta.Engine) meta.Engine {
+		eng.Engine = mem
+		return eng
 	})
 	return first, eng, other
 }

@@ -26,14 +26,25 @@ func (e *lookupCountingEngine) Lookup(ctx context.Context, parent meta.Ino, name
 // first counting its engine's look-ups, both caching for an hour (the
 // test must not depend on how fast it runs).
 func trashClients(t *testing.T) (*meta.Client, *lookupCountingEngine, *meta.Client) {
+	eng := &lookupCountingEngine{}
+	first, other := trashClientsOver(t, func(mem meta.Engine) meta.Engine {
+		eng.Engine = mem
+		return eng
+	})
+	return first, eng, other
+}
+
+// trashClientsOver returns two clients of one in-memory volume with the
+// trash on, the first through wrap of its engine, both caching for an
+// hour.
+func trashClientsOver(t *testing.T, wrap func(meta.Engine) meta.Engine) (*meta.Client, *meta.Client) {
 	t.Helper()
 	mem := kv.OpenMem()
 	if err := mem.Init(ctx, meta.Format{Name: "t", BlockSize: 4 << 20, Version: meta.FormatVersion, TrashDays: 1}, false); err != nil {
 		t.Fatal(err)
 	}
-	eng := &lookupCountingEngine{Engine: mem}
 	cfg := meta.ClientConfig{AttrTimeout: time.Hour, EntryTimeout: time.Hour, DirEntryTimeout: time.Hour}
-	first, other := meta.NewClient(eng, cfg), meta.NewClient(mem, cfg)
+	first, other := meta.NewClient(wrap(mem), cfg), meta.NewClient(mem, cfg)
 	for _, c := range []*meta.Client{first, other} {
 		if err := c.Start(ctx); err != nil {
 			t.Fatal(err)
@@ -45,7 +56,7 @@ func trashClients(t *testing.T) (*meta.Client, *lookupCountingEngine, *meta.Clie
 		other.Close(ctx)
 		mem.Close()
 	})
-	return first, eng, other
+	return first, other
 }
 
 // trashEntries lists what the trash's hour folders hold.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -68,25 +69,31 @@ func parentAttrAfterChanges(t *testing.T, trashDays string) {
 	}
 }
 
+// roundTripVolume formats a volume with trashDays and mounts it for a
+// test that counts engine round trips, on the engines listed (where one
+// is one request; elsewhere the test skips): caches that outlive the test,
+// so that what it counts does not depend on how fast the machine runs it
+// (a cached attribute read again once it expires is one more round
+// trip), and no metadata backup (the first one, taken at mount, would
+// count its dump's round trips on a slow machine).
+func roundTripVolume(t *testing.T, trashDays string, engines ...string) *volume {
+	t.Helper()
+	if !slices.Contains(engines, engineName()) {
+		t.Skipf("a round trip is not one request on %s", engineName())
+	}
+	needMount(t)
+	v := formatVolume(t, "--trash-days", trashDays)
+	v.mount(t, "--attr-cache", "1h", "--entry-cache", "1h", "--dir-entry-cache", "1h", "--backup-meta", "0")
+	return v
+}
+
 // TestCreateRoundTrips: on the client/server engines, creating a file or a
 // directory through the mount costs one write and at most one read (the
 // kernel's look-up of the new name); the GETATTR of the directory that
 // follows is answered from what the create returned. Unlinking the file
 // into the trash costs its one move.
 func TestCreateRoundTrips(t *testing.T) {
-	switch engineName() {
-	case "redis", "postgres", "mysql":
-	default:
-		t.Skipf("round trips are counted as statements or store requests on %s", engineName())
-	}
-	needMount(t)
-	v := formatVolume(t, "--trash-days", "1")
-	// Caches that outlive the test: what it counts must not depend on how
-	// fast the machine runs it (a cached attribute read again once it
-	// expires is one more round trip).
-	// No metadata backup either: the first one, taken at mount, would
-	// count its dump's round trips here on a slow machine.
-	v.mount(t, "--attr-cache", "1h", "--entry-cache", "1h", "--dir-entry-cache", "1h", "--backup-meta", "0")
+	v := roundTripVolume(t, "1", "redis", "postgres", "mysql")
 	roundTrips := func() uint64 { return engineRoundTrips(t, v) }
 	if err := os.Mkdir(v.path("d"), 0o755); err != nil {
 		t.Fatal(err)
@@ -152,14 +159,7 @@ func engineRoundTrips(t *testing.T, v *volume) uint64 {
 // that follows is answered from the time the removal returned
 // (meta.RmdirAt).
 func TestRmdirRoundTrips(t *testing.T) {
-	switch engineName() {
-	case "redis", "postgres", "mysql":
-	default:
-		t.Skipf("round trips are counted as statements or store requests on %s", engineName())
-	}
-	needMount(t)
-	v := formatVolume(t, "--trash-days", "0")
-	v.mount(t, "--attr-cache", "1h", "--entry-cache", "1h", "--dir-entry-cache", "1h", "--backup-meta", "0")
+	v := roundTripVolume(t, "0", "redis", "postgres", "mysql")
 	const n = 20
 	for i := 0; i < n; i++ {
 		if err := os.MkdirAll(v.path("d", fmt.Sprint(i)), 0o755); err != nil {

@@ -12,16 +12,7 @@ import (
 // short page is the end, no empty page is asked for after it, and the
 // opendir takes the directory's attributes from the client's cache.
 func TestReaddirRoundTrips(t *testing.T) {
-	switch engineName() {
-	case "sqlite3", "redis", "postgres", "mysql":
-	default:
-		t.Skipf("a page of the listing is several store requests on %s", engineName())
-	}
-	needMount(t)
-	v := formatVolume(t, "--trash-days", "0")
-	// Caches that outlive the test, and no metadata backup: what it counts
-	// must not depend on how fast the machine runs it.
-	v.mount(t, "--attr-cache", "1h", "--entry-cache", "1h", "--dir-entry-cache", "1h", "--backup-meta", "0")
+	v := roundTripVolume(t, "0", "sqlite3", "redis", "postgres", "mysql")
 	if err := os.Mkdir(v.path("d"), 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -17,16 +17,7 @@ import (
 // kernel's look-up of the name left it in the client's entry cache), and
 // the directories are in the trash afterwards.
 func TestRmdirIntoTrashRoundTrips(t *testing.T) {
-	switch engineName() {
-	case "redis", "postgres", "mysql":
-	default:
-		t.Skipf("round trips are counted as statements or store requests on %s", engineName())
-	}
-	needMount(t)
-	v := formatVolume(t, "--trash-days", "1")
-	// As in TestCreateRoundTrips: caches that outlive the test, and no
-	// metadata backup.
-	v.mount(t, "--attr-cache", "1h", "--entry-cache", "1h", "--dir-entry-cache", "1h", "--backup-meta", "0")
+	v := roundTripVolume(t, "1", "redis", "postgres", "mysql")
 	const n = 20
 	for i := 0; i < n; i++ {
 		must(t, os.MkdirAll(v.path("d", fmt.Sprint("sub", i)), 0o755), "mkdir")
