@@ -16,6 +16,7 @@ import (
 // unless NoSync was asked for.
 type BadgerStore struct {
 	db   *badger.DB
+	opts badger.Options // what db was opened with, outside a load
 	lock *dirLock
 	txns atomic.Uint64
 }
@@ -50,7 +51,22 @@ func OpenBadger(dir string, o BadgerOptions) (*BadgerStore, error) {
 		lock.release()
 		return nil, fmt.Errorf("open badger directory %s: %w", dir, err)
 	}
-	return &BadgerStore{db: db, lock: lock}, nil
+	return &BadgerStore{db: db, opts: opts, lock: lock}, nil
+}
+
+// reopen closes the database and opens it again with opts, keeping the
+// directory's lock. If the open fails, the store is left closed: every
+// later call fails.
+func (s *BadgerStore) reopen(opts badger.Options) error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("close badger directory %s: %w", opts.Dir, err)
+	}
+	db, err := badger.Open(opts)
+	if err != nil {
+		return fmt.Errorf("open badger directory %s again: %w", opts.Dir, err)
+	}
+	s.db = db
+	return nil
 }
 
 var _ Store = (*BadgerStore)(nil)

@@ -20,12 +20,18 @@ import (
 type sortedLoader interface {
 	// sortDir is a directory on the store's disk for the load's sort runs.
 	sortDir() string
+	// startLoad refuses a store that holds any key, and readies it for a
+	// load: from then until endLoad, the store may keep less in memory
+	// and be slower at anything but loadSorted.
+	startLoad() error
 	// loadSorted writes the pairs of every family, each family yielding
 	// its keys in increasing order and the families' keys not
-	// interleaving. It refuses a store that holds any key. On failure it
-	// drops what it wrote; a load killed midway leaves keys that no
-	// volume's settings name.
+	// interleaving. On failure it drops what it wrote; a load killed
+	// midway leaves keys that no volume's settings name.
 	loadSorted(families []pairFamily) error
+	// endLoad readies the store for its ordinary use again, whether the
+	// load succeeded or not.
+	endLoad() error
 }
 
 // pairFamily calls yield for each pair of one family of keys, in key
@@ -36,8 +42,49 @@ var _ sortedLoader = (*BadgerStore)(nil)
 
 func (s *BadgerStore) sortDir() string { return s.db.Opts().Dir }
 
-// streamBatchBytes is how much a load hands the StreamWriter at once.
-const streamBatchBytes = 4 << 20
+// streamBatchBytes is how much a load hands the StreamWriter at once. The
+// StreamWriter decodes each batch into entries of its own and queues up to
+// four of them per stream, so this bounds memory as much as it saves calls.
+const streamBatchBytes = 1 << 20
+
+// loadOptions are the options a load opens the database with, between
+// startLoad and endLoad, in place of a mount's (opts); its tables are
+// ones a mount reads as well as its own.
+//
+// A StreamWriter's table builder takes about fourteen times the table's
+// size: it allocates the blocks before compression, their compressed
+// copies at Snappy's worst-case size, and doubles its allocator's buffers
+// as they fill; Badger keeps every builder's allocator for the next table,
+// one for each table being built or written at once. Tables of 2 MiB took
+// 28 MiB each, a third of a 10 million inode load's heap. The memtable,
+// which the StreamWriter never fills, is allocated whole at open, and
+// counts in the heap the collector paces itself by.
+func loadOptions(opts badger.Options) badger.Options {
+	opts.BaseTableSize = loadTableBytes
+	return opts.WithMemTableSize(8 << 20) // the smallest that keeps ValueThreshold's 1 MiB
+}
+
+// loadTableBytes is the size of the tables a load writes.
+const loadTableBytes = 1 << 20
+
+func (s *BadgerStore) startLoad() error {
+	if err := s.checkEmpty(); err != nil {
+		return err
+	}
+	return s.reopen(loadOptions(s.opts))
+}
+
+// endLoad opens the database with a mount's options again, for what
+// follows the load (its settings, and a migrated volume's mount). Opening
+// reads every table's index, which maps in about a tenth of the tables:
+// the heap the load left is first given back, and those pages dropped
+// after.
+func (s *BadgerStore) endLoad() error {
+	debug.FreeOSMemory()
+	err := s.reopen(s.opts)
+	newMappedTables(s.opts.Dir).release()
+	return err
+}
 
 // loadGCPercent is the collector's target while a load streams into
 // Badger. The live heap then is about 150-200 MiB at 10 million inodes
@@ -48,15 +95,17 @@ const streamBatchBytes = 4 << 20
 const loadGCPercent = 25
 
 func (s *BadgerStore) loadSorted(families []pairFamily) error {
-	if err := s.checkEmpty(); err != nil {
-		return err
-	}
 	// Only lowered: a smaller GOGC the user set stays.
 	if previous := debug.SetGCPercent(loadGCPercent); previous >= 0 && previous < loadGCPercent {
 		debug.SetGCPercent(previous)
 	} else {
 		defer debug.SetGCPercent(previous)
 	}
+	return s.streamSorted(families)
+}
+
+// streamSorted writes families through a StreamWriter.
+func (s *BadgerStore) streamSorted(families []pairFamily) error {
 	w := s.db.NewStreamWriter()
 	// Prepare drops what the database holds (nothing, as checked) and
 	// stops its writes and compactions until Flush or Cancel.

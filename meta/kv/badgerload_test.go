@@ -91,8 +91,14 @@ func TestBadgerSortedLoad(t *testing.T) {
 		}
 		return errors.New("the family failed")
 	}
+	if err := s.startLoad(); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.loadSorted([]pairFamily{failing}); err == nil {
 		t.Fatal("a failing family loaded")
+	}
+	if err := s.endLoad(); err != nil {
+		t.Fatal(err)
 	}
 	// Reopened: until a StreamWriter's Flush, this process does not see
 	// what it wrote.

@@ -167,6 +167,21 @@ func (s *pairSorter) mergeRuns() error {
 	return err
 }
 
+// freeBuffer writes the buffered pairs to a run and drops the buffer, when
+// the pairs did not all fit in it (there are runs already): the merge then
+// reads every pair from the runs, and what the buffer held is free for the
+// writer the pairs go to. Pairs that all fit stay in memory.
+func (s *pairSorter) freeBuffer() error {
+	if len(s.runs) == 0 {
+		return nil
+	}
+	if err := s.spill(); err != nil {
+		return err
+	}
+	s.arena, s.pairs = nil, nil
+	return nil
+}
+
 // each calls fn for every pair added, in key order, once per key. fn must
 // not keep key or value.
 func (s *pairSorter) each(fn func(key, value []byte) error) error {
