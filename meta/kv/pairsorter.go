@@ -3,7 +3,6 @@ package kv
 import (
 	"bufio"
 	"bytes"
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -275,17 +274,20 @@ func mergeSortRuns(runs []*sortRun, newest pairSource, fn func(key, value []byte
 			return err
 		}
 	}
-	heap.Init(h)
-	for h.Len() > 0 {
-		top := heap.Pop(h).(mergeHead)
-		// Equal keys pop in the order of their runs, and the later run
-		// wins: skip this pair if the next one has its key.
-		if h.Len() == 0 || !bytes.Equal(h.heads[0].key, top.key) {
-			if err := fn(top.key, top.value); err != nil {
+	h.init()
+	for len(h.heads) > 0 {
+		top := &h.heads[0]
+		key, value := top.key, top.value
+		// Equal keys come out in the order of their runs, and the later
+		// run wins: skip this pair if the next one has its key. The
+		// source's slices stay valid until its next call.
+		last := len(h.heads) == 1 || !h.equalsNext(key)
+		if last {
+			if err := fn(key, value); err != nil {
 				return err
 			}
 		}
-		if err := h.pushNext(top); err != nil {
+		if err := h.advanceTop(); err != nil {
 			return err
 		}
 	}
@@ -299,24 +301,56 @@ type mergeHead struct {
 	rank       int // the source's place in time: later wins
 }
 
+// mergeHeap is a binary min-heap of the sources' current pairs, ordered
+// by key and then by rank. It is written out rather than through
+// container/heap, whose Push and Pop box each head into an interface: an
+// allocation for every pair a load sorts.
 type mergeHeap struct{ heads []mergeHead }
 
-func (h *mergeHeap) Len() int { return len(h.heads) }
-func (h *mergeHeap) Less(i, j int) bool {
+func (h *mergeHeap) less(i, j int) bool {
 	if c := bytes.Compare(h.heads[i].key, h.heads[j].key); c != 0 {
 		return c < 0
 	}
 	return h.heads[i].rank < h.heads[j].rank
 }
-func (h *mergeHeap) Swap(i, j int) { h.heads[i], h.heads[j] = h.heads[j], h.heads[i] }
-func (h *mergeHeap) Push(x any)    { h.heads = append(h.heads, x.(mergeHead)) }
-func (h *mergeHeap) Pop() any {
-	last := h.heads[len(h.heads)-1]
-	h.heads = h.heads[:len(h.heads)-1]
-	return last
+
+func (h *mergeHeap) init() {
+	for i := len(h.heads)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
 }
 
-// pull appends src's first pair, if any (before heap.Init).
+// down moves the head at i down to its place.
+func (h *mergeHeap) down(i int) {
+	n := len(h.heads)
+	for {
+		smallest := i
+		if left := 2*i + 1; left < n && h.less(left, smallest) {
+			smallest = left
+		}
+		if right := 2*i + 2; right < n && h.less(right, smallest) {
+			smallest = right
+		}
+		if smallest == i {
+			return
+		}
+		h.heads[i], h.heads[smallest] = h.heads[smallest], h.heads[i]
+		i = smallest
+	}
+}
+
+// equalsNext says whether the smallest of the other heads has key (the
+// top's children are the only candidates).
+func (h *mergeHeap) equalsNext(key []byte) bool {
+	for _, child := range []int{1, 2} {
+		if child < len(h.heads) && bytes.Equal(h.heads[child].key, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// pull appends src's first pair, if any (before init).
 func (h *mergeHeap) pull(src pairSource, rank int) error {
 	key, value, err := src.next()
 	if errors.Is(err, io.EOF) {
@@ -329,16 +363,23 @@ func (h *mergeHeap) pull(src pairSource, rank int) error {
 	return nil
 }
 
-// pushNext puts the next pair of head's source on the heap, if any.
-func (h *mergeHeap) pushNext(head mergeHead) error {
-	key, value, err := head.src.next()
-	if errors.Is(err, io.EOF) {
-		return nil
-	}
-	if err != nil {
+// advanceTop replaces the top with the next pair of its source, or drops
+// it when the source is done.
+func (h *mergeHeap) advanceTop() error {
+	top := &h.heads[0]
+	key, value, err := top.src.next()
+	switch {
+	case errors.Is(err, io.EOF):
+		last := len(h.heads) - 1
+		h.heads[0] = h.heads[last]
+		h.heads = h.heads[:last]
+	case err != nil:
 		return err
+	default:
+		top.key, top.value = key, value
 	}
-	head.key, head.value = key, value
-	heap.Push(h, head)
+	if len(h.heads) > 0 {
+		h.down(0)
+	}
 	return nil
 }

@@ -21,12 +21,15 @@ func TestPairSorter(t *testing.T) {
 		reverse     bool
 		bufferBytes int
 		wantFiles   bool
+		freeBuffer  bool // the buffer written out before the merge
 	}{
 		{name: "in memory", pairs: 500, keySpace: 100, bufferBytes: 1 << 20},
 		{name: "in order, one run", pairs: 20000, bufferBytes: 4 << 10, wantFiles: true},
 		{name: "reversed", pairs: 5000, reverse: true, bufferBytes: 4 << 10, wantFiles: true},
 		{name: "random with repeats", pairs: 20000, keySpace: 3000, bufferBytes: 2 << 10, wantFiles: true},
 		{name: "more runs than one merge reads", pairs: 40000, keySpace: 1 << 30, bufferBytes: 1 << 10, wantFiles: true},
+		{name: "in memory, buffer kept", pairs: 500, keySpace: 100, bufferBytes: 1 << 20, freeBuffer: true},
+		{name: "random, buffer freed", pairs: 20000, keySpace: 3000, bufferBytes: 2 << 10, wantFiles: true, freeBuffer: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			random := rand.New(rand.NewPCG(seed, uint64(len(tc.name))))
@@ -57,6 +60,14 @@ func TestPairSorter(t *testing.T) {
 			}
 			if len(s.runs) > maxMergeRuns {
 				t.Errorf("%d runs, more than one merge reads (seed %d)", len(s.runs), seed)
+			}
+			if tc.freeBuffer {
+				if err := s.freeBuffer(); err != nil {
+					t.Fatal(err)
+				}
+				if tc.wantFiles == (s.arena != nil) {
+					t.Errorf("buffer kept: %v, with %d runs", s.arena != nil, len(s.runs))
+				}
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 				t.Errorf("run files left in the directory: %d", len(entries))
