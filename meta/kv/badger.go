@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
@@ -55,12 +56,15 @@ func OpenBadger(dir string, o BadgerOptions) (*BadgerStore, error) {
 }
 
 // reopen closes the database and opens it again with opts, keeping the
-// directory's lock. If the open fails, the store is left closed: every
-// later call fails.
+// directory's lock. What the closed database held (its memtable, caches
+// and the table builders' allocators) is given back to the system before
+// the open allocates its own. If the open fails, the store is left
+// closed: every later call fails.
 func (s *BadgerStore) reopen(opts badger.Options) error {
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close badger directory %s: %w", opts.Dir, err)
 	}
+	debug.FreeOSMemory()
 	db, err := badger.Open(opts)
 	if err != nil {
 		return fmt.Errorf("open badger directory %s again: %w", opts.Dir, err)

@@ -77,21 +77,19 @@ func (s *BadgerStore) startLoad() error {
 // endLoad opens the database with a mount's options again, for what
 // follows the load (its settings, and a migrated volume's mount). Opening
 // reads every table's index, which maps in about a tenth of the tables:
-// the heap the load left is first given back, and those pages dropped
-// after.
+// those pages are dropped after.
 func (s *BadgerStore) endLoad() error {
-	debug.FreeOSMemory()
 	err := s.reopen(s.opts)
 	newMappedTables(s.opts.Dir).release()
 	return err
 }
 
 // loadGCPercent is the collector's target while a load streams into
-// Badger. The live heap then is about 150-200 MiB at 10 million inodes
-// (Badger's table builders, its memtable, the sort's buffers), and the
-// default of 100 lets the heap grow to twice that: with 25 the load's
-// peak resident memory is 258-271 instead of 413 MiB, for about a tenth more
-// CPU (README, "Dump and load").
+// Badger. The live heap then is 40-90 MiB at 10 million inodes (Badger's
+// table builders and decoded batches, its index cache, the load's checks),
+// and the default of 100 lets the heap grow to twice that; with 25 the
+// stream stays below the peak of the sort before it (README, "Dump and
+// load").
 const loadGCPercent = 25
 
 func (s *BadgerStore) loadSorted(families []pairFamily) error {
