@@ -3,6 +3,7 @@ package kv
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -80,8 +81,13 @@ func (s *pairSorter) add(key, value []byte) error {
 
 // sorted sorts the buffered pairs and drops all but the last of equal keys.
 func (s *pairSorter) sorted() []pairSpan {
-	slices.SortStableFunc(s.pairs, func(a, b pairSpan) int {
-		return bytes.Compare(a.key(s.arena), b.key(s.arena))
+	// Equal keys in the order added, by their place in the arena: an
+	// unstable sort with that tie-break is much faster than a stable one.
+	slices.SortFunc(s.pairs, func(a, b pairSpan) int {
+		if c := bytes.Compare(a.key(s.arena), b.key(s.arena)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.start, b.start)
 	})
 	out := s.pairs[:0]
 	for i, p := range s.pairs {
