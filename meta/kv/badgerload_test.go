@@ -94,11 +94,17 @@ func TestBadgerSortedLoad(t *testing.T) {
 	if err := s.startLoad(); err != nil {
 		t.Fatal(err)
 	}
+	if got := s.db.Opts(); got.BaseTableSize != loadTableBytes || got.MemTableSize != loadOptions(s.opts).MemTableSize {
+		t.Fatalf("a load opens with tables of %d bytes and a memtable of %d", got.BaseTableSize, got.MemTableSize)
+	}
 	if err := s.loadSorted([]pairFamily{failing}); err == nil {
 		t.Fatal("a failing family loaded")
 	}
 	if err := s.endLoad(); err != nil {
 		t.Fatal(err)
+	}
+	if got := s.db.Opts(); got.BaseTableSize != s.opts.BaseTableSize || got.MemTableSize != s.opts.MemTableSize {
+		t.Fatalf("after a load: tables of %d bytes and a memtable of %d, not a mount's", got.BaseTableSize, got.MemTableSize)
 	}
 	// Reopened: until a StreamWriter's Flush, this process does not see
 	// what it wrote.
