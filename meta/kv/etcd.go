@@ -367,6 +367,11 @@ func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(r.begin), "<", 1).WithRange(r.end))
 		size += len(r.begin) + len(r.end) + 16
 	}
+	carried := t.carryFacts(etcdMaxTxnOps - len(cmps))
+	for _, f := range carried {
+		cmps = append(cmps, factCompares(f)...)
+		size += (len(f.keys) + 1) * (len(f.begin) + 16)
+	}
 	var ops []clientv3.Op
 	for k, v := range t.writes {
 		ops = append(ops, clientv3.OpPut(k, string(v)))
@@ -391,6 +396,9 @@ func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 		for _, begin := range t.factsUsed {
 			t.s.cache.forgetRangeOf(begin)
 		}
+		for _, f := range carried {
+			t.s.cache.forgetRangeOf(f.begin)
+		}
 	}
 	if err != nil {
 		for k := range t.reads {
@@ -403,12 +411,17 @@ func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 	}
 	for k, v := range t.writes {
 		t.s.cache.put(k, cachedValue{v, resp.Header.Revision})
-		t.s.cache.forgetRangeOf(k)
+		if !carries(carried, k) {
+			t.s.cache.forgetRangeOf(k)
+		}
 	}
 	for k := range t.deletes {
 		t.s.cache.put(k, cachedValue{nil, 0})
-		t.s.cache.forgetRangeOf(k)
+		if !carries(carried, k) {
+			t.s.cache.forgetRangeOf(k)
+		}
 	}
+	t.learnCarried(carried, resp.Header.Revision)
 	t.learnFresh(resp.Header.Revision)
 	return resp, nil
 }

@@ -103,7 +103,9 @@ func TestEtcdPrefetchedReads(t *testing.T) {
 		_, _, err := e.Unlink(ctx, meta.RootCred, meta.RootIno, "f", 1)
 		return err
 	})
-	requests("release of the unlinked file (its keys must be listed before they go)", 2, func() error { return e.ReleaseOrphan(ctx, 1, 100) })
+	// The unlink carried what the client knew of the file's keys (it made
+	// the file), so their listing runs on the cache too.
+	requests("release of the unlinked file", 1, func() error { return e.ReleaseOrphan(ctx, 1, 100) })
 	requests("lookup of the name unlinked", 1, func() error {
 		if _, _, err := e.Lookup(ctx, meta.RootIno, "f"); !errors.Is(err, meta.ErrNotFound) {
 			return fmt.Errorf("lookup after unlink: %v, want ENOENT", err)

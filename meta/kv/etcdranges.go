@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
 // Known ranges. A speculative run cannot answer a Scan from cached keys:
@@ -91,6 +93,20 @@ func (c *etcdCache) knownRange(begin, end string) (rangeFact, bool) {
 	return part, true
 }
 
+// rangeHolding returns the fact about the range that holds key.
+func (c *etcdCache) rangeHolding(key string) (rangeFact, bool) {
+	if c == nil {
+		return rangeFact{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := c.ranges.at(key)
+	if i < 0 {
+		return rangeFact{}, false
+	}
+	return c.ranges[i], true
+}
+
 // forgetRangeOf drops the fact about the range that holds key: this client
 // changed the key, so the fact no longer says the range's content.
 func (c *etcdCache) forgetRangeOf(key string) {
@@ -137,6 +153,129 @@ func (t *etcdTx) scanKnown(begin, end string, limit int) ([]KeyValue, bool) {
 	t.ranges = append(t.ranges, scannedRange{begin: begin, end: end, rev: fact.rev})
 	t.factsUsed = append(t.factsUsed, begin)
 	return out, true
+}
+
+// carriedFactKeys bounds the keys of a known range a transaction that
+// writes into it carries: each is one more compare of its commit.
+const carriedFactKeys = 8
+
+// carryFacts returns the known ranges the transaction writes into, when
+// they are small and still agree with the key cache: its commit compares
+// them as a Scan of them would, so that after it the cache knows their
+// content still (an inode's keys across a write of its data, a
+// directory's across the creation and removal of its entries). Other
+// known ranges it writes into are forgotten. Ranges it says are fresh
+// are left to learnFresh. The carried facts' compares stay within
+// budget.
+func (t *etcdTx) carryFacts(budget int) []rangeFact {
+	var out []rangeFact
+	seen := map[string]bool{}
+	consider := func(k string) {
+		for _, r := range t.fresh {
+			if k >= r.begin && k < r.end {
+				return
+			}
+		}
+		f, ok := t.s.cache.rangeHolding(k)
+		if !ok || seen[f.begin] {
+			return
+		}
+		seen[f.begin] = true
+		if len(f.keys) > carriedFactKeys || len(f.keys)+1 > budget || t.empties(f) || !t.s.cache.agrees(f) {
+			t.s.cache.forgetRangeOf(f.begin)
+			return
+		}
+		budget -= len(f.keys) + 1
+		out = append(out, f)
+	}
+	for k := range t.writes {
+		consider(k)
+	}
+	for k := range t.deletes {
+		consider(k)
+	}
+	return out
+}
+
+// empties reports whether the transaction deletes every key of fact's
+// range that it does not write (an inode it deletes): nothing worth
+// knowing is left of it.
+func (t *etcdTx) empties(fact rangeFact) bool {
+	for _, k := range fact.keys {
+		if !t.deletes[k] {
+			return false
+		}
+	}
+	for k := range t.writes {
+		if k >= fact.begin && k < fact.end {
+			return false
+		}
+	}
+	return true
+}
+
+// agrees reports whether every key of fact is in the key cache at the
+// revision the fact holds.
+func (c *etcdCache) agrees(fact rangeFact) bool {
+	for i, k := range fact.keys {
+		v, ok := c.get(k)
+		if !ok || v.value == nil || v.rev != fact.revs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// factCompares are the compares that hold when fact still says its
+// range's content: no key of the range newer than the fact, and each of
+// its keys at its revision (none deleted).
+func factCompares(fact rangeFact) []clientv3.Cmp {
+	cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(fact.begin), "<", fact.rev+1).WithRange(fact.end)}
+	for i, k := range fact.keys {
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", fact.revs[i]))
+	}
+	return cmps
+}
+
+// learnCarried records, after a commit at rev that carried facts, their
+// ranges' content after it: what they held, less the keys the
+// transaction deleted, with the keys it wrote at rev.
+func (t *etcdTx) learnCarried(carried []rangeFact, rev int64) {
+	for _, f := range carried {
+		at := map[string]int64{}
+		for i, k := range f.keys {
+			at[k] = f.revs[i]
+		}
+		for k := range t.deletes {
+			if k >= f.begin && k < f.end {
+				delete(at, k)
+			}
+		}
+		for k := range t.writes {
+			if k >= f.begin && k < f.end {
+				at[k] = rev
+			}
+		}
+		next := rangeFact{begin: f.begin, end: f.end, rev: rev}
+		for k := range at {
+			next.keys = append(next.keys, k)
+		}
+		slices.Sort(next.keys)
+		for _, k := range next.keys {
+			next.revs = append(next.revs, at[k])
+		}
+		t.s.cache.learnRange(next)
+	}
+}
+
+// carries reports whether key lies in one of the carried facts' ranges.
+func carries(carried []rangeFact, key string) bool {
+	for _, f := range carried {
+		if key >= f.begin && key < f.end {
+			return true
+		}
+	}
+	return false
 }
 
 // learnFresh records, after a commit at rev, the content of the ranges

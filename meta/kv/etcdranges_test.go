@@ -72,6 +72,45 @@ func TestEtcdKnownRanges(t *testing.T) {
 		t.Fatalf("move of a directory another client put an entry in, as empty: %v, want ENOTEMPTY", err)
 	}
 
+	// A write of a file's data and the creation and removal of a
+	// directory's entries carry what the cache knows of the range.
+	create("w", 106, meta.TypeFile)
+	if _, _, err := a.Write(ctx, 106, 0, meta.Slice{ID: 1, Size: 4096, Len: 4096}, 1); err != nil {
+		t.Fatal(err)
+	}
+	requests("unlink of a file the client made and wrote", 1, func() error {
+		_, _, deleted, err := a.UnlinkDelete(ctx, root, meta.RootIno, "w", 1, 106)
+		if err == nil && !deleted {
+			err = errors.New("the file was not deleted with its last link")
+		}
+		return err
+	})
+	create("p", 107, meta.TypeDirectory)
+	if _, err := a.Mknod(ctx, root, 107, "child", 108, meta.TypeFile, 0644, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := a.UnlinkDelete(ctx, root, 107, "child", 1, 108); err != nil {
+		t.Fatal(err)
+	}
+	requests("rmdir of a directory the client made, filled and emptied", 1, func() error {
+		return a.Rmdir(ctx, root, meta.RootIno, "p")
+	})
+
+	create("q", 110, meta.TypeDirectory)
+	if _, err := a.Mknod(ctx, root, 110, "child", 111, meta.TypeFile, 0644, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	sneak(a.k.entry(110, "x"))
+	if err := a.Rmdir(ctx, root, meta.RootIno, "q"); !errors.Is(err, meta.ErrNotEmpty) {
+		t.Fatalf("rmdir of a directory another client put an entry in after this one's create: %v, want ENOTEMPTY", err)
+	}
+	if _, _, _, err := a.UnlinkDelete(ctx, root, 110, "child", 1, 111); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Rmdir(ctx, root, meta.RootIno, "q"); !errors.Is(err, meta.ErrNotEmpty) {
+		t.Fatalf("rmdir of a directory holding another client's entry: %v, want ENOTEMPTY", err)
+	}
+
 	create("e", 102, meta.TypeDirectory)
 	sneak(a.k.entry(102, "x"))
 	if err := a.Rmdir(ctx, root, meta.RootIno, "e"); !errors.Is(err, meta.ErrNotEmpty) {
