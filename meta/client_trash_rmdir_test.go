@@ -146,16 +146,7 @@ func TestRmdirIntoTrashFromCache(t *testing.T) {
 			case !errors.Is(lookupErr, meta.ErrNotFound):
 				t.Errorf("after the rmdir, d names %d (%v), want nothing", ino, lookupErr)
 			}
-			had := map[string]bool{}
-			for _, e := range before {
-				had[e.Name] = true
-			}
-			var added []meta.Entry
-			for _, e := range trashEntries(t, eng.Engine) {
-				if !had[e.Name] {
-					added = append(added, e)
-				}
-			}
+			added := trashAdded(t, eng.Engine, before)
 			if tc.wantErr != nil {
 				if len(added) != 0 {
 					t.Errorf("a failed rmdir put %+v into the trash", added)

@@ -59,6 +59,22 @@ func trashClientsOver(t *testing.T, wrap func(meta.Engine) meta.Engine) (*meta.C
 	return first, other
 }
 
+// trashAdded is what the trash's hour folders hold that before did not.
+func trashAdded(t *testing.T, e meta.Engine, before []meta.Entry) []meta.Entry {
+	t.Helper()
+	had := map[string]bool{}
+	for _, en := range before {
+		had[en.Name] = true
+	}
+	var added []meta.Entry
+	for _, en := range trashEntries(t, e) {
+		if !had[en.Name] {
+			added = append(added, en)
+		}
+	}
+	return added
+}
+
 // trashEntries lists what the trash's hour folders hold.
 func trashEntries(t *testing.T, e meta.Engine) []meta.Entry {
 	t.Helper()
@@ -156,16 +172,7 @@ func TestUnlinkIntoTrashFromCache(t *testing.T) {
 			} else if !errors.Is(err, meta.ErrNotFound) {
 				t.Errorf("after the unlink, f names %d (%v), want nothing", ino, err)
 			}
-			had := map[string]bool{}
-			for _, e := range before {
-				had[e.Name] = true
-			}
-			var added []meta.Entry
-			for _, e := range trashEntries(t, eng.Engine) {
-				if !had[e.Name] {
-					added = append(added, e)
-				}
-			}
+			added := trashAdded(t, eng.Engine, before)
 			want := 0
 			if tc.kept {
 				want = 1
