@@ -143,7 +143,7 @@ type etcdTx struct {
 	prescans    []prescanned
 	// fresh: ranges the transaction says held no key before it (see
 	// FreshRange); factsUsed: the known ranges its Scans answered from.
-	fresh     []scanRange
+	fresh     []rangeFact
 	factsUsed []string
 	// snapshot: a read-only scan of one revision (a dump), which commits
 	// nothing, so it keeps no read set and fills no cache; both would
@@ -411,17 +411,16 @@ func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 	}
 	for k, v := range t.writes {
 		t.s.cache.put(k, cachedValue{v, resp.Header.Revision})
-		if !carries(carried, k) {
+		if !holding(carried, k) {
 			t.s.cache.forgetRangeOf(k)
 		}
 	}
 	for k := range t.deletes {
 		t.s.cache.put(k, cachedValue{nil, 0})
-		if !carries(carried, k) {
+		if !holding(carried, k) {
 			t.s.cache.forgetRangeOf(k)
 		}
 	}
-	t.learnCarried(carried, resp.Header.Revision)
-	t.learnFresh(resp.Header.Revision)
+	t.learn(append(carried, t.fresh...), resp.Header.Revision)
 	return resp, nil
 }

@@ -31,6 +31,9 @@ type rangeFact struct {
 	revs       []int64
 }
 
+// holds reports whether key lies in the fact's range.
+func (f rangeFact) holds(key string) bool { return key >= f.begin && key < f.end }
+
 // rangeFactsMax bounds the facts kept (a fact is about a hundred bytes);
 // like the key cache, the set is emptied when full.
 const rangeFactsMax = 8192
@@ -85,7 +88,7 @@ func (c *etcdCache) knownRange(begin, end string) (rangeFact, bool) {
 	whole := c.ranges[i]
 	part := rangeFact{begin: begin, end: end, rev: whole.rev}
 	for j, k := range whole.keys {
-		if k >= begin && k < end {
+		if part.holds(k) {
 			part.keys = append(part.keys, k)
 			part.revs = append(part.revs, whole.revs[j])
 		}
@@ -126,7 +129,7 @@ func (c *etcdCache) forgetRangeOf(key string) {
 // otherwise it changes nothing.
 func (t *etcdTx) FreshRange(begin, end []byte) {
 	if t.spec {
-		t.fresh = append(t.fresh, scanRange{begin: string(begin), end: string(end)})
+		t.fresh = append(t.fresh, rangeFact{begin: string(begin), end: string(end)})
 	}
 }
 
@@ -138,14 +141,10 @@ func (t *etcdTx) scanKnown(begin, end string, limit int) ([]KeyValue, bool) {
 	if !ok || (limit > 0 && len(fact.keys) >= limit) {
 		return nil, false
 	}
-	out := make([]KeyValue, 0, len(fact.keys))
-	for i, k := range fact.keys {
-		c, ok := t.s.cache.get(k)
-		if !ok || c.value == nil || c.rev != fact.revs[i] {
-			t.s.cache.forgetRangeOf(begin)
-			return nil, false
-		}
-		out = append(out, KeyValue{Key: []byte(k), Value: c.value})
+	out, ok := t.s.cache.content(fact)
+	if !ok {
+		t.s.cache.forgetRangeOf(begin)
+		return nil, false
 	}
 	for i, k := range fact.keys {
 		t.reads[k] = fact.revs[i]
@@ -165,23 +164,25 @@ const carriedFactKeys = 8
 // content still (an inode's keys across a write of its data, a
 // directory's across the creation and removal of its entries). Other
 // known ranges it writes into are forgotten. Ranges it says are fresh
-// are left to learnFresh. The carried facts' compares stay within
+// are learnt as fresh ones. The carried facts' compares stay within
 // budget.
 func (t *etcdTx) carryFacts(budget int) []rangeFact {
 	var out []rangeFact
 	seen := map[string]bool{}
 	consider := func(k string) {
-		for _, r := range t.fresh {
-			if k >= r.begin && k < r.end {
-				return
-			}
+		if holding(t.fresh, k) {
+			return
 		}
 		f, ok := t.s.cache.rangeHolding(k)
 		if !ok || seen[f.begin] {
 			return
 		}
 		seen[f.begin] = true
-		if len(f.keys) > carriedFactKeys || len(f.keys)+1 > budget || t.empties(f) || !t.s.cache.agrees(f) {
+		keep := len(f.keys) <= carriedFactKeys && len(f.keys)+1 <= budget && !t.empties(f)
+		if keep {
+			_, keep = t.s.cache.content(f) // still what the key cache holds
+		}
+		if !keep {
 			t.s.cache.forgetRangeOf(f.begin)
 			return
 		}
@@ -207,23 +208,25 @@ func (t *etcdTx) empties(fact rangeFact) bool {
 		}
 	}
 	for k := range t.writes {
-		if k >= fact.begin && k < fact.end {
+		if fact.holds(k) {
 			return false
 		}
 	}
 	return true
 }
 
-// agrees reports whether every key of fact is in the key cache at the
-// revision the fact holds.
-func (c *etcdCache) agrees(fact rangeFact) bool {
+// content is the pairs of fact's keys from the key cache, when every one
+// is there at the revision the fact holds.
+func (c *etcdCache) content(fact rangeFact) ([]KeyValue, bool) {
+	out := make([]KeyValue, 0, len(fact.keys))
 	for i, k := range fact.keys {
 		v, ok := c.get(k)
 		if !ok || v.value == nil || v.rev != fact.revs[i] {
-			return false
+			return nil, false
 		}
+		out = append(out, KeyValue{Key: []byte(k), Value: v.value})
 	}
-	return true
+	return out, true
 }
 
 // factCompares are the compares that hold when fact still says its
@@ -237,22 +240,23 @@ func factCompares(fact rangeFact) []clientv3.Cmp {
 	return cmps
 }
 
-// learnCarried records, after a commit at rev that carried facts, their
+// learn records, after a commit at rev whose compares proved facts (the
+// ranges it carried, and those it said were fresh, empty facts), their
 // ranges' content after it: what they held, less the keys the
 // transaction deleted, with the keys it wrote at rev.
-func (t *etcdTx) learnCarried(carried []rangeFact, rev int64) {
-	for _, f := range carried {
+func (t *etcdTx) learn(facts []rangeFact, rev int64) {
+	for _, f := range facts {
 		at := map[string]int64{}
 		for i, k := range f.keys {
 			at[k] = f.revs[i]
 		}
 		for k := range t.deletes {
-			if k >= f.begin && k < f.end {
+			if f.holds(k) {
 				delete(at, k)
 			}
 		}
 		for k := range t.writes {
-			if k >= f.begin && k < f.end {
+			if f.holds(k) {
 				at[k] = rev
 			}
 		}
@@ -268,31 +272,12 @@ func (t *etcdTx) learnCarried(carried []rangeFact, rev int64) {
 	}
 }
 
-// carries reports whether key lies in one of the carried facts' ranges.
-func carries(carried []rangeFact, key string) bool {
-	for _, f := range carried {
-		if key >= f.begin && key < f.end {
+// holding reports whether key lies in one of the facts' ranges.
+func holding(facts []rangeFact, key string) bool {
+	for _, f := range facts {
+		if f.holds(key) {
 			return true
 		}
 	}
 	return false
-}
-
-// learnFresh records, after a commit at rev, the content of the ranges
-// the transaction proved empty before it: the keys it wrote there.
-func (t *etcdTx) learnFresh(rev int64) {
-	for _, r := range t.fresh {
-		fact := rangeFact{begin: r.begin, end: r.end, rev: rev}
-		for k := range t.writes {
-			if k >= r.begin && k < r.end {
-				fact.keys = append(fact.keys, k)
-			}
-		}
-		slices.Sort(fact.keys)
-		fact.revs = make([]int64, len(fact.keys))
-		for i := range fact.revs {
-			fact.revs[i] = rev
-		}
-		t.s.cache.learnRange(fact)
-	}
 }
