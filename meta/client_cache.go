@@ -61,38 +61,47 @@ func (c *attrCache) peek(ino Ino) (Attr, bool) {
 // put caches a for ttl. With ttl <= 0 (no attribute cache) a is kept as
 // already expired: get never serves it, peek does (Client.LastAttr).
 func (c *attrCache) put(ino Ino, a Attr, ttl time.Duration) {
-	var expires time.Time
-	if ttl > 0 {
-		expires = time.Now().Add(ttl)
-	}
+	expires := attrExpiry(ttl)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) > 1<<20 {
-		c.m = make(map[Ino]cachedAttr)
-	}
-	c.stored++
-	c.m[ino] = cachedAttr{attr: a, expires: expires, stored: c.stored}
+	c.makeRoomLocked(1)
+	c.storeLocked(ino, a, expires)
 }
 
 // putListed caches the attributes of every entry of a readdirplus page
 // that has them, as put would one by one, under one lock and one clock
 // reading.
 func (c *attrCache) putListed(es []Entry, ttl time.Duration) {
-	var expires time.Time
-	if ttl > 0 {
-		expires = time.Now().Add(ttl)
-	}
+	expires := attrExpiry(ttl)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m)+len(es) > 1<<20 {
-		c.m = make(map[Ino]cachedAttr)
-	}
+	c.makeRoomLocked(len(es))
 	for i := range es {
 		if es[i].Attr != nil {
-			c.stored++
-			c.m[es[i].Ino] = cachedAttr{attr: *es[i].Attr, expires: expires, stored: c.stored}
+			c.storeLocked(es[i].Ino, *es[i].Attr, expires)
 		}
 	}
+}
+
+// attrExpiry is when attributes cached for ttl expire: never served (the
+// zero time) without an attribute cache.
+func attrExpiry(ttl time.Duration) time.Time {
+	if ttl <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(ttl)
+}
+
+// makeRoomLocked empties the cache when n more would pass its bound.
+func (c *attrCache) makeRoomLocked(n int) {
+	if len(c.m)+n > 1<<20 {
+		c.m = make(map[Ino]cachedAttr)
+	}
+}
+
+func (c *attrCache) storeLocked(ino Ino, a Attr, expires time.Time) {
+	c.stored++
+	c.m[ino] = cachedAttr{attr: a, expires: expires, stored: c.stored}
 }
 
 func (c *attrCache) drop(inos ...Ino) {
@@ -199,36 +208,34 @@ func (c *entryCache) put(parent Ino, name string, ino Ino, ttl time.Duration) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) > 1<<20 {
-		c.m = make(map[entryKey]cachedEntry)
-		c.empty = make(map[Ino]time.Time) // their names are no longer all here
-	}
+	c.makeRoomLocked(1)
 	c.m[entryKey{parent, name}] = cachedEntry{ino: ino, expires: time.Now().Add(ttl)}
 }
 
 // putListed caches the names of a readdirplus page of directory parent
-// that carry attributes, as put would one by one (a directory's for
-// dirTTL, another's for ttl), under one lock and one clock reading.
-func (c *entryCache) putListed(parent Ino, es []Entry, ttl, dirTTL time.Duration) {
+// that carry attributes, as put would one by one (each for ttlOf its
+// attributes), under one lock and one clock reading.
+func (c *entryCache) putListed(parent Ino, es []Entry, ttlOf func(*Attr) time.Duration) {
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m)+len(es) > 1<<20 {
-		c.m = make(map[entryKey]cachedEntry)
-		c.empty = make(map[Ino]time.Time) // their names are no longer all here
-	}
+	c.makeRoomLocked(len(es))
 	for i := range es {
 		e := &es[i]
 		if e.Attr == nil {
 			continue
 		}
-		d := ttl
-		if e.Attr.IsDir() {
-			d = dirTTL
+		if ttl := ttlOf(e.Attr); ttl > 0 {
+			c.m[entryKey{parent, e.Name}] = cachedEntry{ino: e.Ino, expires: now.Add(ttl)}
 		}
-		if d > 0 {
-			c.m[entryKey{parent, e.Name}] = cachedEntry{ino: e.Ino, expires: now.Add(d)}
-		}
+	}
+}
+
+// makeRoomLocked empties the cache when n more would pass its bound.
+func (c *entryCache) makeRoomLocked(n int) {
+	if len(c.m)+n > 1<<20 {
+		c.m = make(map[entryKey]cachedEntry)
+		c.empty = make(map[Ino]time.Time) // their names are no longer all here
 	}
 }
 

@@ -62,17 +62,11 @@ func negative(d DirStat) DirStat { return DirStat{Space: -d.Space, Inodes: -d.In
 // reached records that file ino with attributes a was reached through
 // directory dir, and its length (as saw does, under the same lock).
 func (s *dirStats) reached(dir, ino Ino, a *Attr) {
-	if !s.on() || a.IsDir() {
+	if !s.on() {
 		return
 	}
 	s.mu.Lock()
-	if len(s.parents) > dirStatsMapLimit {
-		s.parents = map[Ino]Ino{}
-	}
-	s.parents[ino] = dir
-	if a.Type == TypeFile {
-		s.sawLocked(ino, a.Length)
-	}
+	s.reachedLocked(dir, ino, a)
 	s.mu.Unlock()
 }
 
@@ -84,18 +78,23 @@ func (s *dirStats) reachedListed(dir Ino, es []Entry) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.parents)+len(es) > dirStatsMapLimit {
+	for i := range es {
+		if es[i].Attr != nil {
+			s.reachedLocked(dir, es[i].Ino, es[i].Attr)
+		}
+	}
+}
+
+func (s *dirStats) reachedLocked(dir, ino Ino, a *Attr) {
+	if a.IsDir() {
+		return
+	}
+	if len(s.parents) > dirStatsMapLimit {
 		s.parents = map[Ino]Ino{}
 	}
-	for i := range es {
-		a := es[i].Attr
-		if a == nil || a.IsDir() {
-			continue
-		}
-		s.parents[es[i].Ino] = dir
-		if a.Type == TypeFile {
-			s.sawLocked(es[i].Ino, a.Length)
-		}
+	s.parents[ino] = dir
+	if a.Type == TypeFile {
+		s.sawLocked(ino, a.Length)
 	}
 }
 
@@ -104,7 +103,7 @@ func (s *dirStats) reachedListed(dir Ino, es []Entry) {
 func (c *Client) noteListed(dir Ino, es []Entry) {
 	c.attrs.putListed(es, c.cfg.AttrTimeout)
 	c.stats.reachedListed(dir, es)
-	c.entries.putListed(dir, es, c.cfg.EntryTimeout, c.cfg.DirEntryTimeout)
+	c.entries.putListed(dir, es, c.entryTTL)
 }
 
 // noteReached caches what a look-up or a readdirplus found: inode ino
