@@ -20,8 +20,8 @@ type listedRow struct {
 	attrs  []meta.Attr
 }
 
-// listedColumns is name, ino and the 11 of joinCols.
-const listedColumns = 13
+// listedColumns is name, ino and joinCols.
+const listedColumns = 2 + nodeColumns
 
 // listedBlock is how many attributes are allocated at once.
 const listedBlock = 64
@@ -39,22 +39,22 @@ func (r *listedRow) scan(rows *dbsql.Rows, en *meta.Entry) error {
 	if err := rows.Scan(r.dest[:]...); err != nil {
 		return err
 	}
-	var n [listedColumns - 1]int64
-	for i := range n {
-		v, err := integerOf(r.values[i+1])
-		if err != nil {
-			return fmt.Errorf("column %d of a listed entry: %w", i+2, err)
+	ino, err := integerOf(r.values[1])
+	if err != nil {
+		return fmt.Errorf("column 2 of a listed entry: %w", err)
+	}
+	var cols [nodeColumns]int64
+	for i := range cols {
+		if cols[i], err = integerOf(r.values[i+2]); err != nil {
+			return fmt.Errorf("column %d of a listed entry: %w", i+3, err)
 		}
-		n[i] = v
 	}
 	if len(r.attrs) == 0 {
 		r.attrs = make([]meta.Attr, listedBlock)
 	}
 	a := &r.attrs[0]
 	r.attrs = r.attrs[1:]
-	*a = meta.Attr{Type: meta.FileType(n[1]), Mode: uint16(n[2]), Uid: uint32(n[3]), Gid: uint32(n[4]),
-		Rdev: uint32(n[5]), Nlink: uint32(n[6]), Length: uint64(n[7]), Atime: n[8], Mtime: n[9], Ctime: n[10],
-		Parent: meta.Ino(n[11])}
+	*a = attrOf(&cols)
 	switch name := r.values[0].(type) {
 	case []byte:
 		en.Name = string(name)
@@ -63,7 +63,7 @@ func (r *listedRow) scan(rows *dbsql.Rows, en *meta.Entry) error {
 	default:
 		return fmt.Errorf("the name of a listed entry is a %T", r.values[0])
 	}
-	en.Ino, en.Type, en.Attr = meta.Ino(n[0]), a.Type, a
+	en.Ino, en.Type, en.Attr = meta.Ino(ino), a.Type, a
 	return nil
 }
 

@@ -29,15 +29,22 @@ func scanAttr(sc scanner, a *meta.Attr, extra ...any) error {
 // attrDest is Scan destinations for nodeCols and a function that stores
 // what they read in a.
 func attrDest(a *meta.Attr) ([]any, func()) {
-	var typ, mode, uid, gid, rdev, nlink, length, parent int64
-	dest := []any{&typ, &mode, &uid, &gid, &rdev, &nlink, &length, &a.Atime, &a.Mtime, &a.Ctime, &parent}
-	return dest, func() {
-		a.Type = meta.FileType(typ)
-		a.Mode = uint16(mode)
-		a.Uid, a.Gid, a.Rdev, a.Nlink = uint32(uid), uint32(gid), uint32(rdev), uint32(nlink)
-		a.Length = uint64(length)
-		a.Parent = meta.Ino(parent)
+	var cols [nodeColumns]int64
+	dest := make([]any, nodeColumns)
+	for i := range cols {
+		dest[i] = &cols[i]
 	}
+	return dest, func() { *a = attrOf(&cols) }
+}
+
+// nodeColumns is how many columns nodeCols (and joinCols) name.
+const nodeColumns = 11
+
+// attrOf is the attributes in the columns of nodeCols, in their order.
+func attrOf(c *[nodeColumns]int64) meta.Attr {
+	return meta.Attr{Type: meta.FileType(c[0]), Mode: uint16(c[1]), Uid: uint32(c[2]), Gid: uint32(c[3]),
+		Rdev: uint32(c[4]), Nlink: uint32(c[5]), Length: uint64(c[6]), Atime: c[7], Mtime: c[8], Ctime: c[9],
+		Parent: meta.Ino(c[10])}
 }
 
 func attrArgs(a *meta.Attr) []any {
