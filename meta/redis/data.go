@@ -25,7 +25,12 @@ func (e *Engine) Read(ctx context.Context, ino meta.Ino, idx uint32) ([]meta.Sli
 }
 
 func (e *Engine) chunkKey(ino meta.Ino, idx uint32) string {
-	return e.prefix + ":c" + strconv.FormatUint(uint64(ino), 10) + ":" + strconv.FormatUint(uint64(idx), 10)
+	return string(appendChunkKey(make([]byte, 0, len(e.prefix)+34), e.prefix, ino, idx))
+}
+
+// appendChunkKey appends the name of chunk idx of ino's slice list.
+func appendChunkKey(b []byte, prefix string, ino meta.Ino, idx uint32) []byte {
+	return strconv.AppendUint(append(appendKey(b, prefix, "c", uint64(ino)), ':'), uint64(idx), 10)
 }
 
 // Write appends a slice record and extends the file, see meta.Engine.

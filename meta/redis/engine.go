@@ -77,5 +77,10 @@ func (e *Engine) Close() error { return e.rdb.Close() }
 
 // key names a key of the volume; the scripts build the same names.
 func (e *Engine) key(kind string, n uint64) string {
-	return e.prefix + ":" + kind + strconv.FormatUint(n, 10)
+	return string(appendKey(make([]byte, 0, len(e.prefix)+len(kind)+21), e.prefix, kind, n))
+}
+
+// appendKey appends the name of key kind n of the volume under prefix.
+func appendKey(b []byte, prefix, kind string, n uint64) []byte {
+	return strconv.AppendUint(append(append(append(b, prefix...), ':'), kind...), n, 10)
 }

@@ -157,31 +157,22 @@ func (w *restoreWriter) appended(add func(out []byte) []byte) span {
 
 // text is an argument of the bytes of s.
 func (w *restoreWriter) text(s string) span {
-	start := len(w.batch.text)
-	w.batch.text = append(w.batch.text, s...)
-	return span{start, len(w.batch.text)}
+	return w.appended(func(out []byte) []byte { return append(out, s...) })
 }
 
 // number is an argument of n in decimal.
 func (w *restoreWriter) number(n uint64) span {
-	start := len(w.batch.text)
-	w.batch.text = strconv.AppendUint(w.batch.text, n, 10)
-	return span{start, len(w.batch.text)}
+	return w.appended(func(out []byte) []byte { return strconv.AppendUint(out, n, 10) })
 }
 
 // key is the argument Engine.key(kind, n) names.
 func (w *restoreWriter) key(kind string, n uint64) span {
-	start := len(w.batch.text)
-	w.batch.text = strconv.AppendUint(append(append(append(w.batch.text, w.prefix...), ':'), kind...), n, 10)
-	return span{start, len(w.batch.text)}
+	return w.appended(func(out []byte) []byte { return appendKey(out, w.prefix, kind, n) })
 }
 
 // chunkKey is the argument Engine.chunkKey(ino, idx) names.
 func (w *restoreWriter) chunkKey(ino meta.Ino, idx uint32) span {
-	start := len(w.batch.text)
-	w.batch.text = strconv.AppendUint(append(append(w.batch.text, w.prefix...), ":c"...), uint64(ino), 10)
-	w.batch.text = strconv.AppendUint(append(w.batch.text, ':'), uint64(idx), 10)
-	return span{start, len(w.batch.text)}
+	return w.appended(func(out []byte) []byte { return appendChunkKey(out, w.prefix, ino, idx) })
 }
 
 // set sets a plain value; key and value must be the last arguments
