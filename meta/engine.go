@@ -104,9 +104,10 @@ type Engine interface {
 	Rmdir(ctx context.Context, cred Cred, parent Ino, name string) error
 	// Rename moves src to dst with renameat2 semantics (flags RenameNoReplace,
 	// RenameExchange), and with RenameEmptyDir only when src is an empty
-	// directory, checked in the same transaction (see RenameEmptyDir). A replaced non-directory that loses its last link
-	// becomes an orphan of session sid, as in Unlink, and is returned as
-	// replaced (0 when nothing was replaced or it keeps other links).
+	// directory, checked in the same transaction (see RenameEmptyDir). A
+	// replaced non-directory that loses its last link becomes an orphan of
+	// session sid, as in Unlink, and is returned as replaced (0 when
+	// nothing was replaced or it keeps other links).
 	Rename(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32, sid uint64) (moved Ino, attr Attr, replaced Ino, err error)
 	// ReleaseOrphan deletes an orphaned inode of session sid: its chunks go
 	// to the dead-slice queue, its space and inode leave Usage. A no-op when

@@ -14,7 +14,8 @@ package meta
 //   - An rmdir moves the empty directory into the trash with ONE atomic
 //     Rename (RenameNoReplace|RenameEmptyDir: an entry made in it
 //     meanwhile makes it ENOTEMPTY), so that restore can rebuild missing
-//     parents by following the inode chain through trashed directories. 'cairn rmr' moves a whole tree with one Rename.
+//     parents by following the inode chain through trashed directories.
+//     'cairn rmr' moves a whole tree with one Rename.
 //
 // Names. The trash is inode TrashIno, mode 0700, owned by root: nobody but
 // root walks into it. Its hour folders are named "YYYY-MM-DD-HH" (UTC),

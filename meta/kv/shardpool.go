@@ -9,8 +9,8 @@ import (
 // shard at a time: two transactions of one engine running at once never
 // conflict on a usage key. Those that charge many inodes' usage at once
 // (batch removals) wait for a shard; the others take one when one is
-// free (see Engine.txn). Each engine lends them in its own random order, so that engines in
-// different processes seldom start on the same shard.
+// free (see Engine.txn). Each engine lends them in its own random order,
+// so that engines in different processes seldom start on the same shard.
 type shardPool struct{ free chan int }
 
 func newShardPool() *shardPool {
