@@ -2,7 +2,6 @@ package fsck
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -60,7 +59,7 @@ func Check(ctx context.Context, eng meta.Engine, opts Options) (*Report, error) 
 	if !ok {
 		return nil, fmt.Errorf("the %s engine cannot be read in one snapshot, which fsck needs", eng.Name())
 	}
-	top, err := Resolve(ctx, eng, opts.Path)
+	top, err := meta.ResolvePath(ctx, eng, opts.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -129,24 +128,4 @@ func orphans(ctx context.Context, eng meta.Engine) ([]meta.Ino, error) {
 		return nil, fmt.Errorf("the %s engine cannot list files unlinked while open", eng.Name())
 	}
 	return l.Orphans(ctx)
-}
-
-// Resolve finds the inode at path in the volume, from the root: a path
-// that does not exist is an error that names it.
-func Resolve(ctx context.Context, eng meta.Engine, path string) (meta.Ino, error) {
-	ino := meta.RootIno
-	for _, name := range strings.Split(path, "/") {
-		if name == "" || name == "." {
-			continue
-		}
-		next, _, err := eng.Lookup(ctx, ino, name)
-		if errors.Is(err, meta.ErrNotFound) || errors.Is(err, meta.ErrNotDir) {
-			return 0, fmt.Errorf("%s does not exist in the volume (give a path from the volume's root)", path)
-		}
-		if err != nil {
-			return 0, fmt.Errorf("look up %s: %w", path, err)
-		}
-		ino = next
-	}
-	return ino, nil
 }

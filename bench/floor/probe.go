@@ -128,16 +128,9 @@ func (p *engineProber) probeAll(ctx context.Context, tasks, ops int) (Floor, err
 }
 
 func (p *engineProber) measureListing(ctx context.Context, dir, shown string, tasks, ops int) (listing, error) {
-	ino := meta.RootIno
-	for _, name := range strings.Split(filepath.ToSlash(dir), "/") {
-		if name == "" || name == "." {
-			continue
-		}
-		child, _, err := p.engine.Lookup(ctx, ino, name)
-		if err != nil {
-			return listing{}, fmt.Errorf("look up %s in the volume's database: %w", shown, err)
-		}
-		ino = child
+	ino, err := meta.ResolvePath(ctx, p.engine, filepath.ToSlash(dir))
+	if err != nil {
+		return listing{}, err
 	}
 	d, n, err := meta.MeasureListing(ctx, p.engine, ino, vfs.DirPage, tasks, ops)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"cairn/fsck"
+	"cairn/meta"
 	"cairn/volume"
 
 	"github.com/spf13/cobra"
@@ -35,7 +36,7 @@ func fsckCommand() *cobra.Command {
 			return err
 		}
 		defer vol.Close(ctx)
-		if _, err := fsck.Resolve(ctx, vol.Engine, *path); err != nil {
+		if _, err := meta.ResolvePath(ctx, vol.Engine, *path); err != nil {
 			return fmt.Errorf("%w: nothing was checked", err)
 		}
 		if err := vol.OpenObjects(ctx, volume.Options{Store: store.options()}); err != nil {

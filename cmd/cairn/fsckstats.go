@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"io"
 
-	"cairn/fsck"
 	"cairn/meta"
 )
 
 // repairDirStats is fsck --repair's count of the directory statistics
 // and quota usage under path (meta.RepairDirStats).
 func repairDirStats(ctx context.Context, out io.Writer, e meta.Engine, path string) error {
-	dir, err := fsck.Resolve(ctx, e, path)
+	dir, err := meta.ResolvePath(ctx, e, path)
 	if err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"sort"
 
-	"cairn/fsck"
 	"cairn/meta"
 	"cairn/volume"
 
@@ -34,7 +33,7 @@ func openQuotaPath(ctx context.Context, url, path string) (*volume.Volume, meta.
 	if err != nil {
 		return nil, 0, err
 	}
-	ino, err := fsck.Resolve(ctx, vol.Engine, path)
+	ino, err := meta.ResolvePath(ctx, vol.Engine, path)
 	if err != nil {
 		vol.Close(ctx)
 		return nil, 0, err
