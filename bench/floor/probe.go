@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"cairn/control"
 	"cairn/meta"
+	"cairn/meta/engines"
 	"cairn/vfs"
 	"cairn/volume"
 )
@@ -89,7 +89,7 @@ const passwordHint = " (the mount reports its metadata URL without the password:
 // (REDIS_PASSWORD, META_PASSWORD), as 'cairn mount' does when the URL
 // holds none.
 func openProber(maskedURL string) (*engineProber, error) {
-	url := strings.Replace(maskedURL, ":****@", "@", 1)
+	url := engines.WithoutPassword(maskedURL)
 	masked := url != maskedURL
 	e, err := volume.OpenEngine(url)
 	if err != nil {
