@@ -313,6 +313,28 @@ func (c *Client) nameGone(parent Ino, name string) {
 
 func (c *Client) nameUnsure(parent Ino, name string) { c.entries.drop(parent, name) }
 
+// renamedNames is what a successful rename of moved left at its two
+// names: the destination holds moved and the source is gone, unless the
+// move was an exchange (both hold an inode, the source the one that was
+// at the destination) or moved is a file with other links (a rename
+// between two links of one file leaves both), whose source is forgotten.
+// Knowing both keeps what the client knows of the directories' other
+// names (a move into a directory it made does not cost the next
+// create's look-up a round trip).
+func (c *Client) renamedNames(srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32, moved Ino, a *Attr) {
+	switch {
+	case flags&RenameExchange != 0:
+		c.nameUnsure(srcParent, srcName)
+		c.nameUnsure(dstParent, dstName)
+		return
+	case a.IsDir() || a.Nlink == 1:
+		c.nameGone(srcParent, srcName)
+	default:
+		c.nameUnsure(srcParent, srcName)
+	}
+	c.nameIs(dstParent, dstName, moved, a)
+}
+
 // dirMade notes that directory dir, which a Mknod sent at since made,
 // starts empty.
 func (c *Client) dirMade(dir Ino, since time.Time) {

@@ -45,6 +45,13 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 		a, err := c.GetAttr(ctx, up)
 		return up, a, err
 	}
+	return c.lookupName(ctx, parent, name)
+}
+
+// lookupName finds name in parent from the entry and attribute caches
+// when they know it (a name known missing is ErrNotFound), and from the
+// engine otherwise, without a permission check.
+func (c *Client) lookupName(ctx context.Context, parent Ino, name string) (Ino, Attr, error) {
 	if ino, ok := c.entries.get(parent, name); ok {
 		if ino == missingEntry {
 			return 0, Attr{}, ErrNotFound
@@ -303,23 +310,16 @@ func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	}
 	moved, attr, replaced, err = c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, c.Session())
 	c.observe("rename", start)
-	c.nameUnsure(srcParent, srcName)
-	c.nameUnsure(dstParent, dstName)
 	c.endRename(srcParent, dstParent, err == nil && RenameDerivable(srcParent, srcName, dstParent, dstName, flags, attr), attr)
 	c.attrs.drop(old)
 	if err != nil {
+		c.nameUnsure(srcParent, srcName)
+		c.nameUnsure(dstParent, dstName)
 		return 0, Attr{}, 0, err
 	}
 	counted(moved, &attr)
 	c.remember(moved, attr)
-	if flags&RenameExchange == 0 {
-		if attr.IsDir() || attr.Nlink == 1 {
-			// The inode has one name, the destination: the source is
-			// gone (a rename between two links of one file leaves both).
-			c.nameGone(srcParent, srcName)
-		}
-		c.nameIs(dstParent, dstName, moved, &attr)
-	}
+	c.renamedNames(srcParent, srcName, dstParent, dstName, flags, moved, &attr)
 	if replaced != 0 {
 		c.invalidateUsage()
 		if err := c.orphaned(ctx, replaced); err != nil {

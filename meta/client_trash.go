@@ -171,11 +171,13 @@ func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	if !keep {
 		return c.rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
 	}
-	victim, a, err := c.eng.Lookup(ctx, dstParent, dstName)
+	// The names as the caches know them, within the entry cache
+	// durations: the kernel looked both up just before.
+	victim, a, err := c.lookupName(ctx, dstParent, dstName)
 	if err != nil || a.IsDir() || a.Nlink != 1 {
 		return c.rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
 	}
-	if src, _, err := c.eng.Lookup(ctx, srcParent, srcName); err != nil || src == victim {
+	if src, _, err := c.lookupName(ctx, srcParent, srcName); err != nil || src == victim {
 		return c.rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
 	}
 	kept := TrashEntryName(dstParent, victim, dstName)
