@@ -67,8 +67,10 @@ func TestTurn(t *testing.T) {
 	}
 	a, b := runner(first), runner(second)
 
-	// Two old backups of one day: the later goes at the next turn.
-	old1, old2 := KeyFor(now.Add(-72*time.Hour)), KeyFor(now.Add(-71*time.Hour))
+	// Two old backups of one day (three days ago, whatever the hour now):
+	// the later goes at the next turn.
+	day := now.UTC().Truncate(24 * time.Hour).Add(-72 * time.Hour)
+	old1, old2 := KeyFor(day.Add(time.Hour)), KeyFor(day.Add(2*time.Hour))
 	for _, k := range []string{old1, old2} {
 		if err := store.Put(ctx, k, nil); err != nil {
 			t.Fatal(err)
