@@ -75,11 +75,8 @@ func (e *Engine) NextSlices(ctx context.Context, n uint64) (uint64, error) {
 // Usage reads the volume's usage counters.
 func (e *Engine) Usage(ctx context.Context) (meta.Usage, error) {
 	var space, inodes int64
-	err := e.read(ctx, func(c *conn) error {
-		err := c.queryRow("SELECT space, inodes FROM cairn_usage WHERE id = 1").Scan(&space, &inodes)
-		if isNoRows(err) {
-			return meta.ErrNotFormatted
-		}
+	err := e.read(ctx, func(c *conn) (err error) {
+		space, inodes, err = c.usage()
 		return err
 	})
 	return meta.Usage{Space: uint64(space), Inodes: uint64(inodes)}, err

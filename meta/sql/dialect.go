@@ -17,6 +17,11 @@ type dialect struct {
 	forUpdate string
 	// singleWriter: one write transaction at a time per database.
 	singleWriter bool
+	// usageShard is an expression for the row of cairn_usage a
+	// transaction changes (1 to usageShards): one per connection, so that
+	// transactions at once do not queue on one row's lock until commit.
+	// The routines use the same expression.
+	usageShard string
 	// returning: UPDATE ... RETURNING is supported.
 	returning bool
 	// types maps the schema template's type names to the database's.

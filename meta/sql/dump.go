@@ -88,8 +88,8 @@ func (c *conn) dump(w meta.DumpWriter) error {
 	if err != nil {
 		return err
 	}
-	var space, inodes int64
-	if err := c.queryRow("SELECT space, inodes FROM cairn_usage WHERE id = 1").Scan(&space, &inodes); err != nil {
+	space, inodes, err := c.usage()
+	if err != nil {
 		return fmt.Errorf("read usage: %w", err)
 	}
 	h.Usage = meta.Usage{Space: uint64(space), Inodes: uint64(inodes)}
@@ -456,7 +456,7 @@ func (c *conn) restore(r meta.DumpReader, copier copier) error {
 			return err
 		}
 	}
-	if _, err := c.execCount("INSERT INTO cairn_usage (id, space, inodes) VALUES (1, ?, ?)", space, inodes); err != nil {
+	if err := c.insertUsage(space, inodes); err != nil {
 		return err
 	}
 	settings := c.bulk(nil, "cairn_setting", "name", "value")

@@ -18,6 +18,7 @@ import (
 var mysqlDialect = dialect{
 	name:          "mysql",
 	forUpdate:     " FOR UPDATE",
+	usageShard:    "CONNECTION_ID() % 16 + 1",
 	mysqlUpsert:   true,
 	inlineIndex:   true,
 	batch:         true, // MultiStatements with InterpolateParams

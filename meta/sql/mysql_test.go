@@ -44,4 +44,5 @@ func TestMariaDBConformance(t *testing.T) {
 func TestMariaDBConcurrency(t *testing.T) {
 	open, _ := mariadbOpener(t)
 	metatest.RunConcurrency(t, open, reopen)
+	t.Run("UsageRows", func(t *testing.T) { testUsageRows(t, open(t).(*Engine)) })
 }

@@ -136,14 +136,15 @@ func (c *conn) touchDir(ino meta.Ino, a *meta.Attr, now int64) error {
 	return err
 }
 
-// addUsage changes the volume's usage counters; it is the last statement
-// of a transaction, so that the one hot row is held as briefly as possible
-// and always after the inode rows (no lock-order cycle).
+// addUsage changes the volume's usage counters in the connection's row
+// (usage.go); it is the last statement of a transaction, so that the row
+// is held as briefly as possible and always after the inode rows (no
+// lock-order cycle).
 func (c *conn) addUsage(space, inodes int64) error {
 	if space == 0 && inodes == 0 {
 		return nil
 	}
-	_, err := c.exec("UPDATE cairn_usage SET space = space + ?, inodes = inodes + ? WHERE id = 1", space, inodes)
+	_, err := c.exec("UPDATE cairn_usage SET space = space + ?, inodes = inodes + ? WHERE id = "+c.e.d.usageShard, space, inodes)
 	return err
 }
 
@@ -209,8 +210,8 @@ func (c *conn) checkLimits(space, inodes int64) error {
 	if f == nil || (f.Capacity == 0 && f.Inodes == 0) || (space <= 0 && inodes <= 0) {
 		return nil
 	}
-	var used, count int64
-	if err := c.queryRow("SELECT space, inodes FROM cairn_usage WHERE id = 1").Scan(&used, &count); err != nil {
+	used, count, err := c.usage()
+	if err != nil {
 		return err
 	}
 	if f.Capacity > 0 && space > 0 && uint64(used+space) > f.Capacity {

@@ -22,11 +22,13 @@ var postgresDialect = dialect{
 	name:      "postgres",
 	dollar:    true,
 	forUpdate: " FOR UPDATE",
-	returning: true,
-	batch:     true,
-	batchArg:  pgx.QueryExecModeSimpleProtocol,
-	functions: pgRoutines,
-	routines:  true,
+	// The backend's process id, stable for a statement (an index look-up).
+	usageShard: "pg_backend_pid() % 16 + 1",
+	returning:  true,
+	batch:      true,
+	batchArg:   pgx.QueryExecModeSimpleProtocol,
+	functions:  pgRoutines,
+	routines:   true,
 	missingRoutine: func(err error) bool {
 		var pe *pgconn.PgError
 		return errors.As(err, &pe) && pe.Code == "42883" // undefined_function

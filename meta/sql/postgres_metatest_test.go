@@ -14,4 +14,5 @@ func TestPostgresConformance(t *testing.T) {
 func TestPostgresConcurrency(t *testing.T) {
 	open, _ := postgresOpener(t)
 	metatest.RunConcurrency(t, open, reopen)
+	t.Run("UsageRows", func(t *testing.T) { testUsageRows(t, open(t).(*Engine)) })
 }

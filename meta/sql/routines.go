@@ -50,7 +50,7 @@ var (
 // volume formatted by an earlier release gains them; a release that
 // changes a routine's arguments or results gives it a new name, so that
 // clients of both releases can share the volume while they are upgraded.
-const routinesVersion = 18
+const routinesVersion = 19
 
 // callStatement is the statement that calls r and returns its row, with a
 // missing value read as 0.

@@ -132,7 +132,7 @@ func (e *Engine) Init(ctx context.Context, f meta.Format, force bool) error {
 		if _, err := c.exec("DELETE FROM cairn_usage"); err != nil {
 			return err
 		}
-		if _, err := c.exec("INSERT INTO cairn_usage (id, space, inodes) VALUES (1, 0, 1)"); err != nil {
+		if err := c.insertUsage(0, 1); err != nil {
 			return err
 		}
 		now := time.Now().UnixNano()
@@ -176,6 +176,7 @@ func (e *Engine) Load(ctx context.Context) (meta.Format, error) {
 		return meta.Format{}, e.explain(err)
 	}
 	e.limits.Store(&f)
+	e.addUsageShards(ctx)
 	e.upgradeRoutines(ctx)
 	return f, nil
 }

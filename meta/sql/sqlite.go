@@ -14,6 +14,7 @@ import (
 var sqliteDialect = dialect{
 	name:         "sqlite3",
 	singleWriter: true,
+	usageShard:   "1", // one writer at a time: nothing to spread
 	returning:    true,
 	types: map[string]string{
 		"INT": "INTEGER", "KEY": "TEXT", "NAME": "BLOB", "VALUE": "BLOB", "BLOB": "BLOB",

@@ -16,7 +16,7 @@ BEGIN
 		SET r_errno = cairn_access(v_ftype, v_mode, v_uid, v_gid, c_uid, c_groups, 3);
 		IF r_errno <> 0 THEN LEAVE body; END IF;
 		IF p_max_inodes > 0 THEN
-			SELECT inodes INTO v_used FROM cairn_usage WHERE id = 1;
+			SELECT SUM(inodes) INTO v_used FROM cairn_usage;
 			IF v_used + 1 > p_max_inodes THEN SET r_errno = 28; LEAVE body; END IF; -- ENOSPC
 		END IF;
 		-- meta.InitAttr
@@ -38,7 +38,7 @@ BEGIN
 			VALUES (p_ino, p_ftype, r_mode, c_uid, r_gid, p_rdev, r_nlink, r_length, p_now, p_now, p_now, r_parent);
 		INSERT INTO cairn_edge (parent, name, ino, ftype) VALUES (p_parent, p_name, p_ino, p_ftype);
 		UPDATE cairn_node SET nlink = nlink + IF(p_ftype = 2, 1, 0), mtime = p_now, ctime = p_now WHERE ino = p_parent;
-		UPDATE cairn_usage SET inodes = inodes + 1 WHERE id = 1;
+		UPDATE cairn_usage SET inodes = inodes + 1 WHERE id = CONNECTION_ID() % 16 + 1;
 	END;
 	IF r_errno = 0 THEN COMMIT; ELSE ROLLBACK; END IF;
 	SELECT COALESCE(r_errno, 0), COALESCE(p_ftype, 0), COALESCE(r_mode, 0), COALESCE(c_uid, 0),

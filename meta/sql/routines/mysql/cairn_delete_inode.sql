@@ -12,5 +12,5 @@ BEGIN
 	DELETE FROM cairn_flock WHERE ino = p_ino;
 	DELETE FROM cairn_plock WHERE ino = p_ino;
 	UPDATE cairn_usage SET inodes = inodes - 1,
-		space = space - IF(p_ftype = 1, (p_length + 4095) DIV 4096 * 4096, 0) WHERE id = 1;
+		space = space - IF(p_ftype = 1, (p_length + 4095) DIV 4096 * 4096, 0) WHERE id = CONNECTION_ID() % 16 + 1;
 END

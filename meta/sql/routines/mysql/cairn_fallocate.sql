@@ -29,7 +29,7 @@ BEGIN
 		END IF;
 		UPDATE cairn_node SET length = v_len, mtime = a_mtime, ctime = p_now WHERE ino = p_ino;
 		IF v_delta <> 0 THEN
-			UPDATE cairn_usage SET space = space + v_delta WHERE id = 1;
+			UPDATE cairn_usage SET space = space + v_delta WHERE id = CONNECTION_ID() % 16 + 1;
 		END IF;
 	END;
 	IF r_errno = 0 THEN COMMIT; ELSE ROLLBACK; END IF;

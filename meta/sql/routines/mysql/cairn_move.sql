@@ -109,7 +109,7 @@ BEGIN
 					DELETE FROM cairn_xattr WHERE ino = v_dst;
 					DELETE FROM cairn_flock WHERE ino = v_dst;
 					DELETE FROM cairn_plock WHERE ino = v_dst;
-					UPDATE cairn_usage SET inodes = inodes - 1 WHERE id = 1;
+					UPDATE cairn_usage SET inodes = inodes - 1 WHERE id = CONNECTION_ID() % 16 + 1;
 				ELSE
 					UPDATE cairn_node SET nlink = nlink - 1, ctime = p_now WHERE ino = v_dst;
 					IF d_nlink = 1 THEN

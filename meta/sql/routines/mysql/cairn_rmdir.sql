@@ -19,7 +19,7 @@ BEGIN
 		DELETE FROM cairn_xattr WHERE ino = v_target;
 		DELETE FROM cairn_flock WHERE ino = v_target;
 		DELETE FROM cairn_plock WHERE ino = v_target;
-		UPDATE cairn_usage SET inodes = inodes - 1 WHERE id = 1;
+		UPDATE cairn_usage SET inodes = inodes - 1 WHERE id = CONNECTION_ID() % 16 + 1;
 	END;
 	IF r_errno = 0 THEN COMMIT; ELSE ROLLBACK; END IF;
 	SELECT COALESCE(r_errno, 0);

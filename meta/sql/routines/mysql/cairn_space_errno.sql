@@ -1,4 +1,4 @@
 CREATE FUNCTION cairn_space_errno(p_delta BIGINT, p_capacity BIGINT)
 RETURNS INT NOT DETERMINISTIC READS SQL DATA
 RETURN IF(p_capacity > 0 AND p_delta > 0
-		AND (SELECT space FROM cairn_usage WHERE id = 1) + p_delta > p_capacity, 28, 0) -- ENOSPC
+		AND (SELECT SUM(space) FROM cairn_usage) + p_delta > p_capacity, 28, 0) -- ENOSPC

@@ -15,7 +15,7 @@ BEGIN
 	r_errno := cairn_access(p.ftype, p.mode, p.uid, p.gid, c_uid, c_groups, 3);
 	IF r_errno <> 0 THEN RETURN NEXT; RETURN; END IF;
 	IF p_max_inodes > 0 THEN
-		SELECT inodes INTO used FROM cairn_usage WHERE id = 1;
+		SELECT sum(inodes) INTO used FROM cairn_usage;
 		IF used + 1 > p_max_inodes THEN r_errno := 28; RETURN NEXT; RETURN; END IF; -- ENOSPC
 	END IF;
 	-- meta.InitAttr
@@ -40,7 +40,7 @@ BEGIN
 	INSERT INTO cairn_edge (parent, name, ino, ftype) VALUES (p_parent, p_name, p_ino, p_ftype);
 	UPDATE cairn_node SET nlink = nlink + CASE WHEN p_ftype = 2 THEN 1 ELSE 0 END, mtime = p_now, ctime = p_now
 		WHERE ino = p_parent;
-	UPDATE cairn_usage SET inodes = inodes + 1 WHERE id = 1;
+	UPDATE cairn_usage SET inodes = inodes + 1 WHERE id = pg_backend_pid() % 16 + 1;
 	RETURN NEXT;
 END
 $$

@@ -13,6 +13,6 @@ BEGIN
 	DELETE FROM cairn_flock WHERE ino = p_ino;
 	DELETE FROM cairn_plock WHERE ino = p_ino;
 	UPDATE cairn_usage SET inodes = inodes - 1,
-		space = space - CASE WHEN p_ftype = 1 THEN (p_length + 4095) / 4096 * 4096 ELSE 0 END WHERE id = 1;
+		space = space - CASE WHEN p_ftype = 1 THEN (p_length + 4095) / 4096 * 4096 ELSE 0 END WHERE id = pg_backend_pid() % 16 + 1;
 END
 $$

@@ -28,7 +28,7 @@ BEGIN
 	END IF;
 	UPDATE cairn_node SET length = new_len, mtime = a.mtime, ctime = p_now WHERE ino = p_ino;
 	IF delta <> 0 THEN
-		UPDATE cairn_usage SET space = space + delta WHERE id = 1;
+		UPDATE cairn_usage SET space = space + delta WHERE id = pg_backend_pid() % 16 + 1;
 	END IF;
 	r_ftype := a.ftype; r_mode := a.mode; r_uid := a.uid; r_gid := a.gid; r_rdev := a.rdev;
 	r_nlink := a.nlink; r_length := new_len; r_atime := a.atime; r_mtime := a.mtime; r_ctime := p_now;

@@ -142,7 +142,7 @@ BEGIN
 		UPDATE cairn_node SET nlink = nlink + dp_delta, mtime = p_now, ctime = p_now WHERE ino = p_dp;
 	END IF;
 	IF has_dst AND NOT exchange AND d.ftype = 2 THEN
-		UPDATE cairn_usage SET inodes = inodes - 1 WHERE id = 1;
+		UPDATE cairn_usage SET inodes = inodes - 1 WHERE id = pg_backend_pid() % 16 + 1;
 	END IF;
 	RETURN NEXT;
 END

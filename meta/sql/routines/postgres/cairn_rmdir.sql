@@ -18,7 +18,7 @@ BEGIN
 	DELETE FROM cairn_xattr WHERE ino = target;
 	DELETE FROM cairn_flock WHERE ino = target;
 	DELETE FROM cairn_plock WHERE ino = target;
-	UPDATE cairn_usage SET inodes = inodes - 1 WHERE id = 1;
+	UPDATE cairn_usage SET inodes = inodes - 1 WHERE id = pg_backend_pid() % 16 + 1;
 	RETURN NEXT;
 END
 $$

@@ -1,5 +1,5 @@
 CREATE OR REPLACE FUNCTION cairn_space_errno(p_delta bigint, p_capacity bigint) RETURNS int
 LANGUAGE sql STABLE AS $$
 	SELECT CASE WHEN p_capacity > 0 AND p_delta > 0
-		AND (SELECT space FROM cairn_usage WHERE id = 1) + p_delta > p_capacity THEN 28 ELSE 0 END -- ENOSPC
+		AND (SELECT sum(space) FROM cairn_usage) + p_delta > p_capacity THEN 28 ELSE 0 END -- ENOSPC
 $$

@@ -24,7 +24,7 @@ BEGIN
 	END IF;
 	UPDATE cairn_node SET length = new_len, mtime = p_mtime, ctime = p_mtime WHERE cairn_node.ino = p_ino;
 	IF delta <> 0 THEN
-		UPDATE cairn_usage SET space = space + delta WHERE id = 1;
+		UPDATE cairn_usage SET space = space + delta WHERE id = pg_backend_pid() % 16 + 1;
 	END IF;
 	r_errno := 0;
 	r_ftype := n.ftype; r_mode := n.mode; r_uid := n.uid; r_gid := n.gid; r_rdev := n.rdev;
