@@ -176,7 +176,6 @@ func (e *Engine) Load(ctx context.Context) (meta.Format, error) {
 		return meta.Format{}, e.explain(err)
 	}
 	e.limits.Store(&f)
-	e.addUsageShards(ctx)
 	e.upgradeRoutines(ctx)
 	return f, nil
 }
@@ -208,6 +207,9 @@ func (e *Engine) upgradeRoutines(ctx context.Context) {
 	if n, _ := strconv.Atoi(string(v)); n >= routinesVersion {
 		return
 	}
+	// Before the routines that change them: a volume of an earlier
+	// release has one usage row.
+	e.addUsageShards(ctx)
 	err := c.installRoutines()
 	if err == nil {
 		_, err = c.exec(e.d.upsert("cairn_setting", []string{"name", "value"}, 1), "routines", []byte(strconv.Itoa(routinesVersion)))

@@ -48,8 +48,9 @@ func (c *conn) insertUsage(space, inodes int64) error {
 
 // addUsageShards gives a volume formatted by an earlier release, which
 // kept its usage in one row, the rows of the others (empty): a change
-// made through a row that does not exist would be lost. It runs before
-// the routines of this release are installed, which change them.
+// made through a row that does not exist would be lost. Load runs it on
+// a volume whose routines are older than this release's, before
+// installing them; SQLite, which changes only the first row, has none.
 func (e *Engine) addUsageShards(ctx context.Context) {
 	err := e.txn(ctx, func(c *conn) error {
 		have := map[int64]bool{}
