@@ -64,13 +64,12 @@ func TestDumpManyBatches(t *testing.T) {
 	}}
 	add := func(r meta.DumpRecord) { src.records = append(src.records, r) }
 	add(meta.DumpRecord{Kind: meta.DumpInode, Ino: meta.RootIno, Attr: meta.Attr{Type: meta.TypeDirectory, Mode: 0755, Nlink: 2 + dirs, Parent: meta.RootIno, Mtime: now}})
-	ino := meta.Ino(2)
 	dirIno := func(d int) meta.Ino { return meta.Ino(2 + d) }
 	for d := range dirs {
 		add(meta.DumpRecord{Kind: meta.DumpInode, Ino: dirIno(d), Attr: meta.Attr{Type: meta.TypeDirectory, Mode: 0755, Nlink: 2, Parent: meta.RootIno, Mtime: now}})
 		add(meta.DumpRecord{Kind: meta.DumpEntry, Ino: meta.RootIno, Name: fmt.Sprint("d", d), Child: dirIno(d), Type: meta.TypeDirectory})
 	}
-	ino = dirIno(dirs)
+	ino := dirIno(dirs)
 	for d := range dirs {
 		for f := range files {
 			if d > 0 && f < linked {

@@ -88,23 +88,39 @@ func TestRestoreWriter(t *testing.T) {
 	}
 }
 
-// TestRestoreWriterKeys: the keys a load writes are the ones the engine
-// reads.
+// TestRestoreWriterKeys: the keys a load writes are the ones doc.go
+// describes and the scripts read: prefix, kind and decimal number, and a
+// chunk's inode and index.
 func TestRestoreWriterKeys(t *testing.T) {
-	e := &Engine{prefix: "vol7"}
-	w := newRestoreWriter(context.Background(), nil, e.prefix)
+	w := newRestoreWriter(context.Background(), nil, "vol7")
 	defer w.close()
 	arg := func(s span) string { return string(w.batch.text[s.start:s.end]) }
-	for _, n := range []uint64{0, 1, 10, 123456789, 1<<64 - 1} {
-		for _, kind := range []string{"i", "d", "s", "x", "cl"} {
-			if got, want := arg(w.key(kind, n)), e.key(kind, n); got != want {
-				t.Errorf("key(%q, %d) = %q, want %q", kind, n, got, want)
-			}
+	for _, c := range []struct {
+		kind string
+		n    uint64
+		want string
+	}{
+		{"i", 0, "vol7:i0"},
+		{"d", 1, "vol7:d1"},
+		{"s", 10, "vol7:s10"},
+		{"x", 123456789, "vol7:x123456789"},
+		{"cl", 1<<64 - 1, "vol7:cl18446744073709551615"},
+	} {
+		if got := arg(w.key(c.kind, c.n)); got != c.want {
+			t.Errorf("key(%q, %d) = %q, want %q", c.kind, c.n, got, c.want)
 		}
-		for _, idx := range []uint32{0, 7, 1<<32 - 1} {
-			if got, want := arg(w.chunkKey(meta.Ino(n), idx)), e.chunkKey(meta.Ino(n), idx); got != want {
-				t.Errorf("chunkKey(%d, %d) = %q, want %q", n, idx, got, want)
-			}
+	}
+	for _, c := range []struct {
+		ino  meta.Ino
+		idx  uint32
+		want string
+	}{
+		{1, 0, "vol7:c1:0"},
+		{123456789, 7, "vol7:c123456789:7"},
+		{1<<64 - 1, 1<<32 - 1, "vol7:c18446744073709551615:4294967295"},
+	} {
+		if got := arg(w.chunkKey(c.ino, c.idx)); got != c.want {
+			t.Errorf("chunkKey(%d, %d) = %q, want %q", c.ino, c.idx, got, c.want)
 		}
 	}
 }
