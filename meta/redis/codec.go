@@ -16,8 +16,11 @@ import (
 
 // encodeAttr stores times with meta.TimesInSeconds: the scripts read and
 // write attributes, and Lua's numbers are doubles.
-func encodeAttr(a *meta.Attr) []byte {
-	return meta.AppendAttrRecord(nil, a, meta.TimesInSeconds)
+func encodeAttr(a *meta.Attr) []byte { return appendAttr(nil, a) }
+
+// appendAttr appends the record encodeAttr returns to b.
+func appendAttr(b []byte, a *meta.Attr) []byte {
+	return meta.AppendAttrRecord(b, a, meta.TimesInSeconds)
 }
 
 func decodeAttr(raw string) (meta.Attr, error) {

@@ -350,7 +350,7 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 		switch rec.Kind {
 		case meta.DumpInode:
 			key := w.key("i", ino)
-			err = w.set(key, w.appended(func(out []byte) []byte { return meta.AppendAttrRecord(out, &rec.Attr, meta.TimesInSeconds) }))
+			err = w.set(key, w.appended(func(out []byte) []byte { return appendAttr(out, &rec.Attr) }))
 		case meta.DumpEntry:
 			err = w.entry(ino, rec.Name, rec.Type, rec.Child)
 		case meta.DumpSymlink:

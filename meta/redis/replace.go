@@ -117,5 +117,10 @@ func (e *Engine) RaiseCounters(ctx context.Context, nextInode, nextSlice uint64)
 
 // encodeEntry is a directory's sorted-set member for an entry.
 func encodeEntry(name string, typ meta.FileType, ino meta.Ino) []byte {
-	return binary.BigEndian.AppendUint64(append(append([]byte(name), 0), byte(typ)), uint64(ino))
+	return appendEntry(nil, name, typ, ino)
+}
+
+// appendEntry appends the member encodeEntry returns to b.
+func appendEntry(b []byte, name string, typ meta.FileType, ino meta.Ino) []byte {
+	return binary.BigEndian.AppendUint64(append(append(append(b, name...), 0), byte(typ)), uint64(ino))
 }

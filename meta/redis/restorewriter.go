@@ -2,7 +2,6 @@ package redis
 
 import (
 	"context"
-	"encoding/binary"
 	"strconv"
 	"sync"
 
@@ -200,9 +199,7 @@ func (w *restoreWriter) entry(dir uint64, name string, t meta.FileType, child me
 	if b.zero == (span{}) {
 		b.zero = w.text("0")
 	}
-	member := w.appended(func(out []byte) []byte {
-		return binary.BigEndian.AppendUint64(append(append(append(out, name...), 0), byte(t)), uint64(child))
-	})
+	member := w.appended(func(out []byte) []byte { return appendEntry(out, name, t, meta.Ino(child)) })
 	w.entries = append(w.entries, b.zero, member)
 	if len(w.entries) >= groupWords {
 		w.queueEntries()
