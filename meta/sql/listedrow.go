@@ -15,6 +15,7 @@ import (
 // itself, and hands out the attributes from blocks rather than one
 // allocation each: a listing reads hundreds of rows.
 type listedRow struct {
+	name   dbsql.RawBytes // the driver's bytes, copied once into the name
 	values [listedColumns]any
 	dest   [listedColumns]any
 	attrs  []meta.Attr
@@ -28,7 +29,8 @@ const listedBlock = 64
 
 func newListedRow() *listedRow {
 	r := &listedRow{}
-	for i := range r.values {
+	r.dest[0] = &r.name
+	for i := 1; i < listedColumns; i++ {
 		r.dest[i] = &r.values[i]
 	}
 	return r
@@ -55,15 +57,7 @@ func (r *listedRow) scan(rows *dbsql.Rows, en *meta.Entry) error {
 	a := &r.attrs[0]
 	r.attrs = r.attrs[1:]
 	*a = attrOf(&cols)
-	switch name := r.values[0].(type) {
-	case []byte:
-		en.Name = string(name)
-	case string:
-		en.Name = name
-	default:
-		return fmt.Errorf("the name of a listed entry is a %T", r.values[0])
-	}
-	en.Ino, en.Type, en.Attr = meta.Ino(ino), a.Type, a
+	en.Name, en.Ino, en.Type, en.Attr = string(r.name), meta.Ino(ino), a.Type, a
 	return nil
 }
 
@@ -78,10 +72,6 @@ func integerOf(v any) (int64, error) {
 		return strconv.ParseInt(string(v), 10, 64)
 	case string:
 		return strconv.ParseInt(v, 10, 64)
-	case uint64:
-		return int64(v), nil
-	case int32:
-		return int64(v), nil
 	}
 	return 0, fmt.Errorf("an integer column holds a %T", v)
 }
