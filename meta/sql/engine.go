@@ -72,6 +72,9 @@ type Engine struct {
 
 	rebound sync.Map // query with '?' placeholders -> the dialect's form
 
+	// addUsageQuery changes the usage row of the connection (usage.go).
+	addUsageQuery string
+
 	// ownLocks holds this engine's copy of each lock owner's byte-range
 	// locks (ownedRanges -> encoded ranges), the guess setLkRoutine
 	// computes from and cairn_setlk checks.
@@ -79,7 +82,8 @@ type Engine struct {
 }
 
 func newEngine(db *dbsql.DB, d *dialect) *Engine {
-	e := &Engine{db: db, d: d}
+	e := &Engine{db: db, d: d,
+		addUsageQuery: "UPDATE cairn_usage SET space = space + ?, inodes = inodes + ? WHERE id = " + d.usageShard}
 	if d.singleWriter {
 		e.writeMu = &sync.Mutex{}
 		e.group = &groupCommit{}

@@ -144,7 +144,7 @@ func (c *conn) addUsage(space, inodes int64) error {
 	if space == 0 && inodes == 0 {
 		return nil
 	}
-	_, err := c.exec("UPDATE cairn_usage SET space = space + ?, inodes = inodes + ? WHERE id = "+c.e.d.usageShard, space, inodes)
+	_, err := c.exec(c.e.addUsageQuery, space, inodes)
 	return err
 }
 
