@@ -18,12 +18,12 @@ func (c *call) floor() (any, error) {
 	if threads < 1 || ops < 1 || threads*ops > maxFloorProbes {
 		return nil, fmt.Errorf("a floor probe wants 1 or more threads and probes, at most %d in all", maxFloorProbes)
 	}
+	if c.req.Path != "" {
+		return c.floorListing(threads, ops)
+	}
 	probe, ok := meta.Capability[meta.FloorProber](c.v.Client().Engine())
 	if !ok {
 		return nil, fmt.Errorf("the %s engine cannot measure its floor (no meta.FloorProber)", c.v.Client().Engine().Name())
-	}
-	if c.req.Path != "" {
-		return c.floorListing(threads, ops)
 	}
 	write, read, err := meta.MeasureFloor(c.ctx, probe, threads, ops)
 	if err != nil {
@@ -37,19 +37,19 @@ func (c *call) floor() (any, error) {
 // the floor of a readdir through the mount. The caller must be allowed to
 // list the directory.
 func (c *call) floorListing(threads, ops int) (any, error) {
-	at, err := c.resolveShown(c.req.Path, c.req.Shown)
+	at, err := c.resolveShown(c.req.Path, c.shown())
 	if err != nil {
 		return nil, err
 	}
 	if !at.attr.IsDir() {
-		return nil, fmt.Errorf("%s: %w", c.req.Shown, meta.ErrNotDir)
+		return nil, fmt.Errorf("%s: %w", c.shown(), meta.ErrNotDir)
 	}
 	if err := meta.Access(&at.attr, c.cred, meta.MayRead); err != nil {
-		return nil, fmt.Errorf("%s: %w", c.req.Shown, err)
+		return nil, fmt.Errorf("%s: %w", c.shown(), err)
 	}
 	d, n, err := meta.MeasureListing(c.ctx, c.v.Client().Engine(), at.ino, vfs.DirPage, threads, ops)
 	if err != nil {
-		return nil, fmt.Errorf("probe a listing of %s: %w", c.req.Shown, err)
+		return nil, fmt.Errorf("probe a listing of %s: %w", c.shown(), err)
 	}
 	return FloorTimes{ListNs: d.Nanoseconds(), ListEntries: n}, nil
 }
