@@ -88,47 +88,23 @@ func (e *Engine) Readlink(ctx context.Context, ino meta.Ino) (string, error) {
 	return "", meta.ErrInvalid
 }
 
-// Readdir lists a page of a directory in byte order, see meta.Engine.
+// Readdir lists a page of a directory in byte order, see meta.Engine: one
+// call of the readdir script.
 func (e *Engine) Readdir(ctx context.Context, ino meta.Ino, after string, limit int, plus bool) ([]meta.Entry, error) {
-	var out []meta.Entry
-	for {
-		want := limit - len(out) // all, when limit is not positive
-		page, members, last, err := e.readdirPage(ctx, ino, after, want, plus)
-		if err != nil {
-			return nil, err
-		}
-		if out == nil {
-			out = page
-		} else {
-			out = append(out, page...)
-		}
-		// A full page that lost members whose inode was gone is read on:
-		// only the last page may be short.
-		if limit <= 0 || members < want || len(out) >= limit {
-			return out, nil
-		}
-		after = last
-	}
-}
-
-// readdirPage is one call of the readdir script: the entries, how many
-// members the page held before those without an inode were left out, and
-// the last member's name.
-func (e *Engine) readdirPage(ctx context.Context, ino meta.Ino, after string, limit int, plus bool) ([]meta.Entry, int, string, error) {
 	p := "0"
 	if plus {
 		p = "1"
 	}
 	r, err := e.call(ctx, "readdir", meta.RootCred, uint64(ino), after, limit, p)
 	if errors.Is(err, goredis.Nil) {
-		return nil, 0, "", nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, 0, "", err
+		return nil, err
 	}
 	list, err := resultList(r, 0)
 	if err != nil {
-		return nil, 0, "", err
+		return nil, err
 	}
 	step := 1
 	if plus {
@@ -139,27 +115,22 @@ func (e *Engine) readdirPage(ctx context.Context, ino meta.Ino, after string, li
 	if plus {
 		attrs = make([]meta.Attr, 0, len(list)/step)
 	}
-	members, last := 0, ""
 	for i := 0; i+step <= len(list); i += step {
 		m, _ := list[i].(string)
 		en, err := decodeEntry(m)
 		if err != nil {
-			return nil, 0, "", err
+			return nil, err
 		}
-		members, last = members+1, en.Name
 		if plus {
 			raw, _ := list[i+1].(string)
-			if raw == "" {
-				continue // removed since the listing; not an entry any more
-			}
 			a, err := decodeAttr(raw)
 			if err != nil {
-				return nil, 0, "", err
+				return nil, err
 			}
 			attrs = append(attrs, a)
 			en.Attr = &attrs[len(attrs)-1]
 		}
 		out = append(out, en)
 	}
-	return out, members, last, nil
+	return out, nil
 }
