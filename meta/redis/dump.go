@@ -373,7 +373,7 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 				}
 			}
 		case meta.DumpDeadSlice:
-			key := w.text(e.prefix + ":dead")
+			key := w.named(":dead")
 			score := w.number(rec.Slice.ID)
 			err = w.do("ZADD", key, score, w.appended(func(out []byte) []byte {
 				return strconv.AppendUint(append(strconv.AppendUint(out, rec.Slice.ID, 10), ':'), uint64(rec.Slice.Size), 10)
@@ -399,12 +399,12 @@ func (e *Engine) restore(ctx context.Context, r meta.DumpReader) error {
 	if err != nil {
 		return fmt.Errorf("encode volume settings: %w", err)
 	}
-	err = w.do("HSET", w.text(e.prefix+":usage"), w.text("space"), w.number(usage.Space), w.text("inodes"), w.number(usage.Inodes))
+	err = w.do("HSET", w.named(":usage"), w.text("space"), w.number(usage.Space), w.text("inodes"), w.number(usage.Inodes))
 	if err == nil {
-		err = w.do("HSET", w.text(e.prefix+":quota"), w.text("space"), w.number(h.Format.Capacity), w.text("inodes"), w.number(h.Format.Inodes))
+		err = w.do("HSET", w.named(":quota"), w.text("space"), w.number(h.Format.Capacity), w.text("inodes"), w.number(h.Format.Inodes))
 	}
 	if err == nil {
-		err = w.do("MSET", w.text(e.prefix+":nextino"), w.number(h.NextInode-1), w.text(e.prefix+":nextslice"), w.number(h.NextSlice-1))
+		err = w.do("MSET", w.named(":nextino"), w.number(h.NextInode-1), w.named(":nextslice"), w.number(h.NextSlice-1))
 	}
 	if err != nil {
 		return err

@@ -169,6 +169,12 @@ func (w *restoreWriter) key(kind string, n uint64) span {
 	return w.appended(func(out []byte) []byte { return appendKey(out, w.prefix, kind, n) })
 }
 
+// named is the argument of the volume's key prefix followed by suffix
+// (":usage", ":refs"...).
+func (w *restoreWriter) named(suffix string) span {
+	return w.appended(func(out []byte) []byte { return append(append(out, w.prefix...), suffix...) })
+}
+
 // chunkKey is the argument Engine.chunkKey(ino, idx) names.
 func (w *restoreWriter) chunkKey(ino meta.Ino, idx uint32) span {
 	return w.appended(func(out []byte) []byte { return appendChunkKey(out, w.prefix, ino, idx) })
@@ -262,7 +268,7 @@ func (w *restoreWriter) queueEntries() {
 
 func (w *restoreWriter) queueRefs() {
 	if len(w.refs) > 0 {
-		key := w.appended(func(out []byte) []byte { return append(append(out, w.prefix...), ":refs"...) })
+		key := w.named(":refs")
 		w.queue("HSET", key, w.refs)
 		w.refs = w.refs[:0]
 	}
