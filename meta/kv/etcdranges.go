@@ -14,7 +14,8 @@ import (
 // keys of an inode it created, scanned again when it removes the inode
 // (an rmdir checks that the directory holds no entry, an unlink deletes
 // the file's keys). So the cache also keeps such ranges' content, learnt
-// from a commit that proved the range empty before it (FreshRange). A
+// from a commit that proved the range empty before it (FreshRange) and
+// kept across commits that carry it (carryFacts). A
 // speculative Scan within that range answers from it and commits
 // with the same compares as a Scan read from the cluster: each key still
 // at its revision (none deleted or changed) and no key of the range newer
@@ -168,7 +169,7 @@ const carriedFactKeys = 8
 // budget.
 func (t *etcdTx) carryFacts(budget int) []rangeFact {
 	var out []rangeFact
-	seen := map[string]bool{}
+	var seen map[string]bool // made for the first fact: most commits meet none
 	consider := func(k string) {
 		if holding(t.fresh, k) {
 			return
@@ -176,6 +177,9 @@ func (t *etcdTx) carryFacts(budget int) []rangeFact {
 		f, ok := t.s.cache.rangeHolding(k)
 		if !ok || seen[f.begin] {
 			return
+		}
+		if seen == nil {
+			seen = map[string]bool{}
 		}
 		seen[f.begin] = true
 		keep := len(f.keys) <= carriedFactKeys && len(f.keys)+1 <= budget && !t.empties(f)
