@@ -127,6 +127,10 @@ func (p *engineProber) probeAll(ctx context.Context, tasks, ops int) (Floor, err
 	return Floor{WriteUs: perOp(write, ops), ReadUs: perOp(read, ops)}, nil
 }
 
+// measureListing resolves dir from the volume's root: a mount without a
+// control channel (an earlier release's) reports no sub-directory, so on
+// one mounted with --subdir the probe would list the directory of that
+// path in the whole volume.
 func (p *engineProber) measureListing(ctx context.Context, dir, shown string, tasks, ops int) (listing, error) {
 	ino, err := meta.ResolvePath(ctx, p.engine, filepath.ToSlash(dir))
 	if err != nil {
