@@ -20,12 +20,27 @@ import (
 // each then merges the runs. Of pairs with equal keys, the one added last
 // wins. Run files are unlinked as soon as they are created, so that a
 // killed load leaves none behind. A pairSorter is used by one goroutine.
+//
+// A full buffer is sorted and written on a goroutine of its own while add
+// fills a second one: the load's reading and decoding, and the sort, then
+// use both cores of a small machine. One spill at most is in flight; the
+// second buffer is allocated at the first spill, so pairs that fit in one
+// buffer cost one.
 type pairSorter struct {
 	dir         string
 	bufferBytes int
-	arena       []byte     // keys and values of the buffered pairs
-	pairs       []pairSpan // in the order added
-	runs        []*sortRun
+	pairBuffer  // being filled
+	spare       pairBuffer
+	runs        []*sortRun // the spill in flight's, until it is waited for
+	spilling    chan error // the spill in flight's result; nil if none
+	spilled     pairBuffer // the buffer the spill in flight reads
+}
+
+// pairBuffer is buffered pairs and the arena that holds their keys and
+// values.
+type pairBuffer struct {
+	arena []byte     // keys and values of the buffered pairs
+	pairs []pairSpan // in the order added
 }
 
 // pairSpan locates one buffered pair in the arena.
@@ -80,18 +95,18 @@ func (s *pairSorter) add(key, value []byte) error {
 }
 
 // sorted sorts the buffered pairs and drops all but the last of equal keys.
-func (s *pairSorter) sorted() []pairSpan {
+func (b *pairBuffer) sorted() []pairSpan {
 	// Equal keys in the order added, by their place in the arena: an
 	// unstable sort with that tie-break is much faster than a stable one.
-	slices.SortFunc(s.pairs, func(a, b pairSpan) int {
-		if c := bytes.Compare(a.key(s.arena), b.key(s.arena)); c != 0 {
+	slices.SortFunc(b.pairs, func(x, y pairSpan) int {
+		if c := bytes.Compare(x.key(b.arena), y.key(b.arena)); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.start, b.start)
+		return cmp.Compare(x.start, y.start)
 	})
-	out := s.pairs[:0]
-	for i, p := range s.pairs {
-		if i+1 < len(s.pairs) && bytes.Equal(p.key(s.arena), s.pairs[i+1].key(s.arena)) {
+	out := b.pairs[:0]
+	for i, p := range b.pairs {
+		if i+1 < len(b.pairs) && bytes.Equal(p.key(b.arena), b.pairs[i+1].key(b.arena)) {
 			continue
 		}
 		out = append(out, p)
@@ -99,14 +114,45 @@ func (s *pairSorter) sorted() []pairSpan {
 	return out
 }
 
-// spill writes the buffered pairs, sorted, to a run.
+// spill hands the buffered pairs to a goroutine that writes them, sorted,
+// to a run, once the spill before it is done, and goes on with the other
+// buffer.
 func (s *pairSorter) spill() error {
-	pairs := s.sorted()
+	if err := s.wait(); err != nil {
+		return err
+	}
+	if s.spare.arena == nil {
+		s.spare.arena = make([]byte, 0, s.bufferBytes)
+	}
+	s.spilled, s.pairBuffer, s.spare = s.pairBuffer, s.spare, pairBuffer{}
+	done := make(chan error, 1)
+	s.spilling = done
+	go func() { done <- s.writeRun(&s.spilled) }()
+	return nil
+}
+
+// wait waits for the spill in flight, if any, and takes its buffer back
+// as the spare. It returns the spill's error.
+func (s *pairSorter) wait() error {
+	if s.spilling == nil {
+		return nil
+	}
+	err := <-s.spilling
+	s.spilling = nil
+	s.spare = pairBuffer{arena: s.spilled.arena[:0], pairs: s.spilled.pairs[:0]}
+	s.spilled = pairBuffer{}
+	return err
+}
+
+// writeRun writes b's pairs, sorted, to a run, and merges the runs when
+// there are more than one merge reads.
+func (s *pairSorter) writeRun(b *pairBuffer) error {
+	pairs := b.sorted()
 	if len(pairs) == 0 {
 		return nil
 	}
 	var run *sortRun
-	if n := len(s.runs); n > 0 && bytes.Compare(pairs[0].key(s.arena), s.runs[n-1].lastKey) > 0 {
+	if n := len(s.runs); n > 0 && bytes.Compare(pairs[0].key(b.arena), s.runs[n-1].lastKey) > 0 {
 		run = s.runs[n-1]
 	} else {
 		var err error
@@ -115,12 +161,11 @@ func (s *pairSorter) spill() error {
 		}
 	}
 	for _, p := range pairs {
-		if err := run.write(p.key(s.arena), p.value(s.arena)); err != nil {
+		if err := run.write(p.key(b.arena), p.value(b.arena)); err != nil {
 			return err
 		}
 	}
-	run.lastKey = append(run.lastKey[:0], pairs[len(pairs)-1].key(s.arena)...)
-	s.arena, s.pairs = s.arena[:0], s.pairs[:0]
+	run.lastKey = append(run.lastKey[:0], pairs[len(pairs)-1].key(b.arena)...)
 	if len(s.runs) > maxMergeRuns {
 		return s.mergeRuns()
 	}
@@ -172,24 +217,30 @@ func (s *pairSorter) mergeRuns() error {
 	return err
 }
 
-// freeBuffer writes the buffered pairs to a run and drops the buffer, when
-// the pairs did not all fit in it (there are runs already): the merge then
-// reads every pair from the runs, and what the buffer held is free for the
-// writer the pairs go to. Pairs that all fit stay in memory.
+// freeBuffer writes the buffered pairs to a run and drops the buffers,
+// when the pairs did not all fit in one (there are runs already): the
+// merge then reads every pair from the runs, and what the buffers held is
+// free for the writer the pairs go to. Pairs that all fit stay in memory.
 func (s *pairSorter) freeBuffer() error {
+	if err := s.wait(); err != nil {
+		return err
+	}
 	if len(s.runs) == 0 {
 		return nil
 	}
-	if err := s.spill(); err != nil {
+	if err := s.writeRun(&s.pairBuffer); err != nil {
 		return err
 	}
-	s.arena, s.pairs = nil, nil
+	s.pairBuffer, s.spare = pairBuffer{}, pairBuffer{}
 	return nil
 }
 
 // each calls fn for every pair added, in key order, once per key. fn must
 // not keep key or value.
 func (s *pairSorter) each(fn func(key, value []byte) error) error {
+	if err := s.wait(); err != nil {
+		return err
+	}
 	last := s.sorted()
 	if len(s.runs) == 0 {
 		for _, p := range last {
@@ -202,12 +253,13 @@ func (s *pairSorter) each(fn func(key, value []byte) error) error {
 	return mergeSortRuns(s.runs, &memoryRun{arena: s.arena, pairs: last}, fn)
 }
 
-// close releases the runs.
+// close waits for the spill in flight and releases the runs.
 func (s *pairSorter) close() {
+	s.wait()
 	for _, r := range s.runs {
 		r.file.Close()
 	}
-	s.runs, s.arena, s.pairs = nil, nil, nil
+	s.runs, s.pairBuffer, s.spare = nil, pairBuffer{}, pairBuffer{}
 }
 
 // pairSource yields the pairs of one sorted run.

@@ -52,6 +52,10 @@ func TestPairSorter(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			// The last spill may still be writing its run.
+			if err := s.wait(); err != nil {
+				t.Fatal(err)
+			}
 			if tc.wantFiles != (len(s.runs) > 0) {
 				t.Errorf("runs on disk: %d (seed %d)", len(s.runs), seed)
 			}
