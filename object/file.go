@@ -118,10 +118,6 @@ func (f *File) Put(ctx context.Context, key string, data []byte) error {
 	return nil
 }
 
-// directMin is the smallest object read with O_DIRECT: below it, the
-// page cache's copy costs less than a read that always goes to the disk.
-const directMin = 64 << 10
-
 func (f *File) Get(ctx context.Context, key string, off, limit int64) ([]byte, error) {
 	if checkKey(key) != nil {
 		return nil, notExist(key)
@@ -152,7 +148,7 @@ func (f *File) Get(ctx context.Context, key string, off, limit int64) ([]byte, e
 	if limit >= 0 && limit < n {
 		n = limit
 	}
-	if off == 0 && n == size && size >= directMin && !f.noDirect.Load() {
+	if off == 0 && n == size && size >= directio.Min && !f.noDirect.Load() {
 		data, err := directio.ReadAll(fh, size)
 		switch {
 		case errors.Is(err, directio.ErrRefused):

@@ -55,11 +55,12 @@ func SyncDir(dir string) error {
 	return err
 }
 
-// WritePreferDirect is WriteDirect where it can be, Write elsewhere.
-// refused remembers that the file system refused O_DIRECT, so that a
-// store asks once rather than for every block.
+// WritePreferDirect is WriteDirect where it can be and data holds
+// directio.Min or more, Write elsewhere. refused remembers that the file
+// system refused O_DIRECT, so that a store asks once rather than for
+// every block.
 func WritePreferDirect(path string, data []byte, tempPrefix string, sync bool, refused *atomic.Bool) error {
-	if !refused.Load() && CanWriteDirect(data) {
+	if len(data) >= directio.Min && !refused.Load() && CanWriteDirect(data) {
 		err := WriteDirect(path, data, tempPrefix, sync)
 		if !errors.Is(err, ErrNoDirect) {
 			return err

@@ -19,6 +19,13 @@ import (
 // length read or written.
 const Align = 4096
 
+// Min is the smallest transfer worth O_DIRECT. Below it the page cache's
+// copy costs less than a disk operation the caller waits for: a read of a
+// small object often finds it cached, and a small block written with
+// O_DIRECT waited about 70-90 µs for the disk that its fsync, which writes
+// the file's size and the data together, then had to wait for again.
+const Min = 64 << 10
+
 // ErrRefused means the file system (or the buffer) does not allow O_DIRECT.
 var ErrRefused = errors.New("O_DIRECT not possible")
 

@@ -12,6 +12,9 @@ import (
 // Align is the alignment O_DIRECT would want.
 const Align = 4096
 
+// Min is the smallest transfer worth O_DIRECT, where it is used.
+const Min = 64 << 10
+
 // ErrRefused: O_DIRECT is used on Linux only.
 var ErrRefused = errors.New("O_DIRECT is used on Linux only")
 
