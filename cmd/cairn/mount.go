@@ -245,7 +245,7 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 	if err := f.data.check(f.cacheDir); err != nil {
 		return err
 	}
-	opts, err := fuseOptions(f)
+	opts, err := fuseOptions(f, os.Geteuid() == 0)
 	if err != nil {
 		return err
 	}
@@ -334,9 +334,13 @@ func serveMount(metaURL, mountpoint string, f mountFlags) (err error) {
 }
 
 // fuseOptions are the FUSE mount options the flags stand for; an unknown
-// -o option is an error. As root the kernel checks permissions
-// (default_permissions) and every user may enter the mount (allow_other).
-func fuseOptions(f mountFlags) (fuse.Options, error) {
+// -o option is an error. For root every user may enter the mount
+// (allow_other) and the kernel checks permissions (default_permissions).
+// allow_other always brings default_permissions: cairn checks permission
+// bits when a name is looked up, but the kernel walks a path it has
+// cached without asking, so without its own checks another user would
+// reach files through directories closed to them.
+func fuseOptions(f mountFlags, root bool) (fuse.Options, error) {
 	opts := fuse.Options{ReadOnly: f.readOnly, Debug: f.debug}
 	for _, o := range f.options {
 		for _, opt := range strings.Split(o, ",") {
@@ -358,8 +362,11 @@ func fuseOptions(f mountFlags) (fuse.Options, error) {
 			}
 		}
 	}
-	if os.Geteuid() == 0 {
-		opts.AllowOther, opts.DefaultPermissions = true, true
+	if root {
+		opts.AllowOther = true
+	}
+	if opts.AllowOther {
+		opts.DefaultPermissions = true
 	}
 	return opts, nil
 }
