@@ -87,10 +87,10 @@ func (s *BadgerStore) endLoad() error {
 // loadGCPercent is the collector's target while a load streams into
 // Badger. The live heap then is 40-90 MiB at 10 million inodes (Badger's
 // table builders and decoded batches, its index cache, the load's checks),
-// and the default of 100 lets the heap grow to twice that. At 50 a load of
-// 10 million inodes peaked at 175 MiB and one of a million took 6% less
-// time than at 25 (157 MiB), the collector marking less often (README,
-// "Dump and load").
+// and the default of 100 lets the heap grow to twice that. The stream is
+// the load's peak: at 25 a load of 10 million inodes peaked at 153 MiB,
+// at 50 at 154 and 171 MiB (two runs), and a load of a million took 6%
+// less time at 50, the collector marking less often (README, "Dump and load").
 const loadGCPercent = 50
 
 func (s *BadgerStore) loadSorted(families []pairFamily) error {

@@ -205,6 +205,7 @@ func (s *pairSorter) mergeRuns() error {
 	s.runs = nil
 	run, err := s.newRun()
 	if err != nil {
+		s.runs = old // close still closes them
 		return err
 	}
 	err = mergeSortRuns(old, nil, func(key, value []byte) error {

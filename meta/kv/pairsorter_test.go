@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -52,19 +54,6 @@ func TestPairSorter(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			// The last spill may still be writing its run.
-			if err := s.wait(); err != nil {
-				t.Fatal(err)
-			}
-			if tc.wantFiles != (len(s.runs) > 0) {
-				t.Errorf("runs on disk: %d (seed %d)", len(s.runs), seed)
-			}
-			if tc.keySpace == 0 && !tc.reverse && len(s.runs) != 1 {
-				t.Errorf("pairs added in order make %d runs, want 1", len(s.runs))
-			}
-			if len(s.runs) > maxMergeRuns {
-				t.Errorf("%d runs, more than one merge reads (seed %d)", len(s.runs), seed)
-			}
 			if tc.freeBuffer {
 				if err := s.freeBuffer(); err != nil {
 					t.Fatal(err)
@@ -72,9 +61,6 @@ func TestPairSorter(t *testing.T) {
 				if tc.wantFiles == (s.arena != nil) {
 					t.Errorf("buffer kept: %v, with %d runs", s.arena != nil, len(s.runs))
 				}
-			}
-			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-				t.Errorf("run files left in the directory: %d", len(entries))
 			}
 			var got [][2]string
 			var last []byte
@@ -101,6 +87,55 @@ func TestPairSorter(t *testing.T) {
 				if got[i] != [2]string{k, model[k]} {
 					t.Fatalf("pair %d: %q, want %q=%q (seed %d)", i, got[i], k, model[k], seed)
 				}
+			}
+			// each (and freeBuffer) waited for the last spill: its run is
+			// counted here.
+			if tc.wantFiles != (len(s.runs) > 0) {
+				t.Errorf("runs on disk: %d (seed %d)", len(s.runs), seed)
+			}
+			if tc.keySpace == 0 && !tc.reverse && len(s.runs) != 1 {
+				t.Errorf("pairs added in order make %d runs, want 1", len(s.runs))
+			}
+			if len(s.runs) > maxMergeRuns {
+				t.Errorf("%d runs, more than one merge reads (seed %d)", len(s.runs), seed)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("run files left in the directory: %d", len(entries))
+			}
+		})
+	}
+}
+
+// A spill that fails on its goroutine (the sort directory is gone) fails
+// the add, freeBuffer or each after it, and the sorter still closes.
+func TestPairSorterSpillError(t *testing.T) {
+	for _, last := range []string{"each", "freeBuffer"} {
+		t.Run(last, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "sort")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			s := newPairSorter(dir, 1<<10)
+			defer s.close()
+			if err := os.Remove(dir); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			// Pairs of 12 bytes, enough for one spill and not a second:
+			// the spill's error can only come from the call after them.
+			for i := 0; i < 120 && err == nil; i++ {
+				err = s.add(fmt.Appendf(nil, "k%010d", 120-i), []byte("v"))
+			}
+			if err != nil {
+				t.Fatalf("an add failed: %v; the test wants the error from %s", err, last)
+			}
+			if last == "each" {
+				err = s.each(func(key, value []byte) error { return nil })
+			} else {
+				err = s.freeBuffer()
+			}
+			if err == nil || !strings.Contains(err.Error(), "sort the load's keys") {
+				t.Errorf("%s after a failed spill: %v, want the spill's error", last, err)
 			}
 		})
 	}
