@@ -4,6 +4,7 @@ import (
 	"cairn/internal/atomicfile"
 	"container/list"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -38,6 +39,8 @@ type diskCache struct {
 	queue    chan diskWrite
 	wg       sync.WaitGroup
 	noDirect atomic.Bool // O_DIRECT was refused; write through the page cache
+	full     atomic.Bool // the file system was nearly full when last looked at
+	minFree  float64     // minFreeRatio; a test's own
 }
 
 type diskEntry struct {
@@ -63,7 +66,7 @@ func openDiskCache(dir string, limit int64, log *slog.Logger, onErr func()) (*di
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	c := &diskCache{dir: dir, limit: limit, log: log, errs: onErr, lru: list.New(),
+	c := &diskCache{dir: dir, limit: limit, log: log, errs: onErr, lru: list.New(), minFree: minFreeRatio,
 		items: make(map[string]*list.Element), queue: make(chan diskWrite, diskQueue)}
 	if err := c.scan(); err != nil {
 		return nil, err
@@ -213,12 +216,24 @@ func (c *diskCache) writer() {
 // the cache stops growing before the disk fills up for everyone else.
 const minFreeRatio = 0.1
 
+// diskNearlyFull reports whether the cache's file system has less than
+// minFree of its room left, and says so in the log when that changes: a
+// cache that silently stops growing looks like a cache that does not work.
 func (c *diskCache) diskNearlyFull() bool {
 	var st syscall.Statfs_t
 	if syscall.Statfs(c.dir, &st) != nil || st.Blocks == 0 {
 		return false
 	}
-	return float64(st.Bavail) < minFreeRatio*float64(st.Blocks)
+	full := float64(st.Bavail) < c.minFree*float64(st.Blocks)
+	if c.full.Swap(full) != full {
+		free := fmt.Sprintf("%.1f%%", 100*float64(st.Bavail)/float64(st.Blocks))
+		if full {
+			c.log.Warn("disk cache: its file system is nearly full; blocks are not cached until there is room", "dir", c.dir, "free", free, "keeps free", fmt.Sprintf("%g%%", 100*c.minFree))
+		} else {
+			c.log.Info("disk cache: room again; blocks are cached", "dir", c.dir, "free", free)
+		}
+	}
+	return full
 }
 
 func (c *diskCache) write(key string, raw []byte) error {
