@@ -1,5 +1,10 @@
 package meta
 
+import (
+	"errors"
+	"fmt"
+)
+
 // FormatVersion is the on-disk layout version written by this release.
 const FormatVersion = 1
 
@@ -22,4 +27,17 @@ type Format struct {
 	// moved, the copy is unfinished and a rerun may empty it.
 	CopyOf string `json:"copy_of,omitempty"`
 	CopyID string `json:"copy_id,omitempty"`
+}
+
+// ErrNewerFormat is a volume written by a newer cairn, in a layout this
+// one does not know: it must not be mounted, checked or changed.
+var ErrNewerFormat = errors.New("upgrade cairn to open it")
+
+// CheckVersion refuses settings of a newer format version. Every engine's
+// Load calls it, so no command works on a volume it could misread.
+func CheckVersion(f Format) error {
+	if f.Version > FormatVersion {
+		return fmt.Errorf("the volume has format version %d and this cairn knows only up to %d: %w", f.Version, FormatVersion, ErrNewerFormat)
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"cairn/internal/testenv"
+	"cairn/meta"
 	"cairn/meta/engines"
 )
 
@@ -89,6 +90,46 @@ func TestMalformedMetaURL(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "b")); err == nil {
 		t.Errorf("a failed format created the bucket directory")
+	}
+}
+
+// TestNewerFormatVersion: a volume whose settings carry a format version
+// newer than this cairn's is refused by every command that opens it, in
+// one line, and not mounted.
+func TestNewerFormatVersion(t *testing.T) {
+	dir := tempDir(t)
+	url := "sqlite3://" + filepath.Join(dir, "meta.db")
+	cairnOK(t, "format", url, "vol-newer", "--bucket", filepath.Join(dir, "blocks"))
+	eng, err := engines.Open(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := eng.Load(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Version = meta.FormatVersion + 1
+	if err := eng.Init(t.Context(), f, true); err != nil {
+		t.Fatal(err)
+	}
+	eng.Close()
+	want := fmt.Sprintf("format version %d", f.Version)
+	mnt := filepath.Join(dir, "mnt")
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { testenv.ForceUnmount(t, mnt) }) // were it mounted after all
+	for _, args := range [][]string{
+		{"status", url},
+		{"mount", url, mnt, "-d", "--cache-dir", filepath.Join(dir, "cache")},
+		{"fsck", url},
+		{"dump", url, filepath.Join(dir, "d.json")},
+		{"config", url, "--capacity", "1G"},
+	} {
+		t.Run(args[0], func(t *testing.T) { wantUserError(t, runCairn(t, args...), want, "upgrade cairn") })
+	}
+	if _, err := os.Stat(filepath.Join(dir, "d.json")); err == nil {
+		t.Errorf("a refused dump left a file")
 	}
 }
 

@@ -105,8 +105,8 @@ func (e *Engine) Load(ctx context.Context) (meta.Format, error) {
 	if err != nil {
 		return f, fmt.Errorf("load volume settings from %s: %w", e.Name(), err)
 	}
-	if f.Version > meta.FormatVersion {
-		return f, fmt.Errorf("volume has format version %d, newer than this cairn understands (%d): upgrade cairn", f.Version, meta.FormatVersion)
+	if err := meta.CheckVersion(f); err != nil {
+		return f, err
 	}
 	e.setFormat(f)
 	return f, nil

@@ -9,7 +9,8 @@ import (
 
 // testFormat checks Init and Load on a fresh engine: not formatted before
 // Init, the root Init creates, ErrFormatted without force, and a forced
-// Init that replaces the settings and keeps the tree.
+// Init that replaces the settings and keeps the tree; settings of a newer
+// format version are refused by Load, not read as if they were this one's.
 func testFormat(t *testing.T, open func(t *testing.T) meta.Engine) {
 	e := open(t)
 	ctx := t.Context()
@@ -87,5 +88,14 @@ func testFormat(t *testing.T, open func(t *testing.T) meta.Engine) {
 	}
 	if err := Verify(ctx, fresh); err != nil {
 		t.Errorf("tree check after a forced first Init: %v", err)
+	}
+	newer := open(t)
+	n := f
+	n.Version = meta.FormatVersion + 1
+	if err := newer.Init(ctx, n, false); err != nil {
+		t.Fatalf("Init of a newer format version: %v", err)
+	}
+	if _, err := newer.Load(ctx); !errors.Is(err, meta.ErrNewerFormat) {
+		t.Errorf("Load of format version %d: got %v, want ErrNewerFormat", n.Version, err)
 	}
 }

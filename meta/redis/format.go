@@ -66,5 +66,5 @@ func (e *Engine) Load(ctx context.Context) (meta.Format, error) {
 	if err := json.Unmarshal(raw, &f); err != nil {
 		return f, fmt.Errorf("corrupt volume settings in %s: %w", e.where, err)
 	}
-	return f, nil
+	return f, meta.CheckVersion(f)
 }

@@ -170,7 +170,7 @@ func (e *Engine) Load(ctx context.Context) (meta.Format, error) {
 			return meta.ErrNotFormatted
 		}
 		f = g
-		return nil
+		return meta.CheckVersion(f)
 	})
 	if err != nil {
 		return meta.Format{}, e.explain(err)
