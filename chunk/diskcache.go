@@ -228,7 +228,7 @@ func (c *diskCache) diskNearlyFull() bool {
 	if c.full.Swap(full) != full {
 		free := fmt.Sprintf("%.1f%%", 100*float64(st.Bavail)/float64(st.Blocks))
 		if full {
-			c.log.Warn("disk cache: its file system is nearly full; blocks are not cached until there is room", "dir", c.dir, "free", free, "keeps free", fmt.Sprintf("%g%%", 100*c.minFree))
+			c.log.Warn("disk cache: its file system is nearly full; blocks are not cached until there is room", "dir", c.dir, "free", free, "reserve", fmt.Sprintf("%g%%", 100*c.minFree))
 		} else {
 			c.log.Info("disk cache: room again; blocks are cached", "dir", c.dir, "free", free)
 		}
