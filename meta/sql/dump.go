@@ -4,7 +4,6 @@ import (
 	"context"
 	dbsql "database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -472,8 +471,8 @@ func (c *conn) restore(r meta.DumpReader, copier copier) error {
 	if err := settings.flush(); err != nil {
 		return err
 	}
-	if h.Format.Version > meta.FormatVersion {
-		return errors.New("the dump's volume has a format version newer than this cairn understands: upgrade cairn")
+	if err := meta.CheckVersion(h.Format); err != nil {
+		return fmt.Errorf("the dump: %w", err)
 	}
 	return nil
 }
