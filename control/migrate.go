@@ -78,7 +78,7 @@ func (c *call) migrate() (any, error) {
 		}
 	}()
 	var last migrate.Event
-	hold := newMigrateHold(m.Hold)
+	hold := migrate.NewHold(m.Hold, nil)
 	stopAnnounceNudge := nudge(c.ctx, client, meta.MigrationPoll)
 	defer stopAnnounceNudge()
 	stopSwitchNudge := func() {}
@@ -96,7 +96,7 @@ func (c *call) migrate() (any, error) {
 		if data, err := json.Marshal(e); err == nil {
 			c.out.send(Reply{Progress: data})
 		}
-		hold.at(c.ctx, e)
+		hold.At(c.ctx, e)
 	}}
 	slog.Info("migrating the mounted volume", "from", src, "to", dst, "uid", c.cred.Uid)
 	err = migrate.Run(c.ctx, source, destination, sourceURL, destinationURL, opts)

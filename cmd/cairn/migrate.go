@@ -123,8 +123,7 @@ type migrateProgress struct {
 	running  phase.Phase
 	records  uint64
 	rounds   []string
-	hold     string // a stage to stop at (holdEnv)
-	until    string // the file whose creation ends the hold
+	hold     *migrate.Hold // holdEnv's stage
 }
 
 // newMigrateProgress is the display of a migration's stages, stopping
@@ -132,7 +131,7 @@ type migrateProgress struct {
 func newMigrateProgress() (show *migrateProgress, done func()) {
 	reporter, done := benchProgress()
 	show = &migrateProgress{reporter: reporter}
-	show.hold, show.until, _ = strings.Cut(os.Getenv(holdEnv), ":")
+	show.hold = migrate.NewHold(os.Getenv(holdEnv), func(stage string) { fmt.Fprintf(os.Stderr, "holding at %s\n", stage) })
 	return show, done
 }
 
@@ -157,6 +156,7 @@ func (p *migrateProgress) finish(line string) {
 }
 
 func (p *migrateProgress) event(e migrate.Event) {
+	defer p.hold.At(context.Background(), e) // the tests' hook, after the stage's display
 	switch e.Stage {
 	case migrate.StageAnnounce:
 		if e.Emptied {
@@ -175,17 +175,14 @@ func (p *migrateProgress) event(e migrate.Event) {
 		}
 		p.running.Add(int64(e.Records - p.records))
 		p.records = e.Records
-		p.holdAt("copy")
 	case migrate.StageCatchUp:
 		p.rounds = append(p.rounds, fmt.Sprint(e.Inodes))
 		if p.running != nil {
 			p.running.Add(1)
 		}
-		p.holdAt("catch-up")
 	case migrate.StagePause:
 		p.finish(fmt.Sprintf("caught up: %d round(s) copied %s inodes", len(p.rounds), strings.Join(p.rounds, ", ")))
 		p.start("switching", "inodes")
-		p.holdAt("switch")
 	case migrate.StageSwitch:
 		line := fmt.Sprintf("switched: mounts paused %v, %d inodes copied meanwhile; %d mount(s) follow the volume to the destination",
 			e.Pause.Round(time.Millisecond), e.Inodes, len(e.Sessions))
@@ -194,21 +191,5 @@ func (p *migrateProgress) event(e migrate.Event) {
 			p.reporter.Note(fmt.Sprintf("session %d on %s (pid %d, %s) has not said yet that it follows: it does on its next heartbeat, or fails its operations until remounted",
 				s.ID, s.Hostname, s.PID, s.MountPoint))
 		}
-		p.holdAt("switched")
-	}
-}
-
-// holdAt stops at stage, when the tests asked so.
-func (p *migrateProgress) holdAt(stage string) {
-	if p.hold != stage {
-		return
-	}
-	p.hold = ""
-	fmt.Fprintf(os.Stderr, "holding at %s\n", stage)
-	for {
-		if _, err := os.Stat(p.until); p.until != "" && err == nil {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
