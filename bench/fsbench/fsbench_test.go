@@ -106,6 +106,10 @@ func TestParseMountinfo(t *testing.T) {
 	if !within("/mnt/a/b", "/mnt/a") || within("/mnt/ab", "/mnt/a") || !within("/x", "/") {
 		t.Error("within is wrong")
 	}
+	// The innermost mount wins: /proc/self lies on /proc, which lies on /.
+	if m := FindMount("/proc/self/fd"); m == nil || m.Point != "/proc" || m.FSType != "proc" {
+		t.Errorf("FindMount(/proc/self/fd) = %+v, want the proc mount at /proc", m)
+	}
 }
 
 // TestMetricRows checks the averages over a run from two .stats snapshots.

@@ -19,20 +19,9 @@ type Mount struct {
 // FindMount returns the mount holding the absolute path abs, or nil when
 // mountinfo cannot be read.
 func FindMount(abs string) *Mount {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
 	var best *Mount
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		m, ok := parseMountinfo(sc.Text())
-		if !ok || !within(abs, m.Point) {
-			continue
-		}
-		if best == nil || len(m.Point) >= len(best.Point) {
+	for _, m := range mounts() {
+		if within(abs, m.Point) && (best == nil || len(m.Point) >= len(best.Point)) {
 			best = &m
 		}
 	}
@@ -42,20 +31,31 @@ func FindMount(abs string) *Mount {
 // CairnMounts lists the cairn FUSE mounts this process sees, or none when
 // mountinfo cannot be read.
 func CairnMounts() []Mount {
+	var cairn []Mount
+	for _, m := range mounts() {
+		if m.Cairn {
+			cairn = append(cairn, m)
+		}
+	}
+	return cairn
+}
+
+// mounts reads /proc/self/mountinfo, in its order; none when it cannot.
+func mounts() []Mount {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
-	var mounts []Mount
+	var all []Mount
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
-		if m, ok := parseMountinfo(sc.Text()); ok && m.Cairn {
-			mounts = append(mounts, m)
+		if m, ok := parseMountinfo(sc.Text()); ok {
+			all = append(all, m)
 		}
 	}
-	return mounts
+	return all
 }
 
 // parseMountinfo reads one line of mountinfo: field 5 is the mount point;
