@@ -23,6 +23,7 @@ type floorJSON struct {
 			Mutation   bool               `json:"mutation"`
 			Floor      string             `json:"floor"`
 			Us         float64            `json:"us"`
+			FloorUs    float64            `json:"floor_us"`
 			Ratio      float64            `json:"ratio"`
 			RoundTrips float64            `json:"round_trips"`
 			Requests   map[string]float64 `json:"fuse_requests"`
@@ -64,20 +65,22 @@ func TestBenchFloor(t *testing.T) {
 			t.Fatalf("%d tasks: %d rows, want %d", p.Tasks, len(p.Rows), len(want))
 		}
 		for i, r := range p.Rows {
-			floor, kind := p.Floor.ReadUs, "read"
+			kind := "read"
 			switch {
 			case r.Mutation:
-				floor, kind = p.Floor.WriteUs, "write"
+				kind = "write"
 			case r.Op == "readdir":
-				floor, kind = p.Floor.ListUs, "listing"
+				kind = "listing"
 			}
 			switch {
 			case r.Op != want[i]:
 				t.Errorf("row %d is %q, want %q", i, r.Op, want[i])
 			case r.Floor != kind:
 				t.Errorf("%d tasks, %s: compared with the %q floor, want %q", p.Tasks, r.Op, r.Floor, kind)
-			case r.Us <= 0 || math.Abs(r.Ratio-r.Us/floor) > 1e-9*r.Ratio:
-				t.Errorf("%d tasks, %s: %.1f µs, ratio %.3f, floor %.1f µs", p.Tasks, r.Op, r.Us, r.Ratio, floor)
+			case r.Op == "readdir" && r.FloorUs != p.Floor.ListUs:
+				t.Errorf("%d tasks: readdir's floor %.1f µs is not the listing's %.1f µs", p.Tasks, r.FloorUs, p.Floor.ListUs)
+			case r.Us <= 0 || r.FloorUs <= 0 || math.Abs(r.Ratio-r.Us/r.FloorUs) > 1e-9*r.Ratio:
+				t.Errorf("%d tasks, %s: %.1f µs, ratio %.3f, floor %.1f µs", p.Tasks, r.Op, r.Us, r.Ratio, r.FloorUs)
 			case r.Mutation && r.RoundTrips < 1:
 				t.Errorf("%d tasks, %s: %.2f round trips, want at least the change itself", p.Tasks, r.Op, r.RoundTrips)
 			}

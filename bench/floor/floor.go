@@ -59,7 +59,11 @@ type Row struct {
 	Mutation bool    `json:"mutation"`
 	Floor    string  `json:"floor"` // which floor Ratio is over: write, read or listing
 	Us       float64 `json:"us"`    // mean time of one operation
-	Ratio    float64 `json:"ratio"` // Us over the matching floor
+	// FloorUs is that floor, probed right after this operation's phase
+	// with as many tasks: the disk and the server as the operations found
+	// them, not as they were minutes before.
+	FloorUs float64 `json:"floor_us"`
+	Ratio   float64 `json:"ratio"` // Us over FloorUs
 	// RoundTrips is the engine requests per operation, from .stats.
 	RoundTrips float64 `json:"round_trips"`
 	// Requests is the FUSE requests per operation, by kind, from .stats.
@@ -133,7 +137,7 @@ func Run(ctx context.Context, cfg Config, progress phase.Reporter) (*Result, err
 		res.Passes = append(res.Passes, p)
 	}
 	res.Notes = append(res.Notes,
-		"µs: mean time of one operation as each task sees it; ×floor: that over one durable write (mutations) or one read (look-ups) of the same database, probed with as many tasks at once; readdir's over the engine's own listing of the same directory with attributes (listing)",
+		"µs: mean time of one operation as each task sees it; floor: one durable write (mutations) or one read (look-ups) of the same database, probed with as many tasks at once right after the operation's phase, or for readdir the engine's own listing of the same directory with attributes (listing); ×floor: µs over floor",
 		"rtt: engine round trips per operation and fuse: FUSE requests per operation, from the mount's .stats (the mount's background work, such as heartbeats, is counted too)")
 	return res, nil
 }

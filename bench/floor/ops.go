@@ -99,8 +99,9 @@ func (r *runner) calibrate() error {
 }
 
 // pass runs every operation with tasks tasks at once in directory base,
-// after probing the floor with as many tasks, and probes it again after;
-// the floor of the pass is the mean of the two probes.
+// each followed by a probe of its floor with as many tasks (floorAfter);
+// the pass's own floor, for the summary line, is the mean of a probe
+// before the first operation and one after the last.
 func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error) {
 	p := Pass{Tasks: tasks}
 	dirs := make([]string, tasks)
@@ -149,30 +150,43 @@ func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error)
 		for k, v := range used.requests {
 			row.Requests[k] = v / count
 		}
-		p.Rows = append(p.Rows, row)
 		progress.End(fmt.Sprintf("  %-15s %9.1f µs  %5.2f rtt", o.name, row.Us, row.RoundTrips))
-		if o.name == readdirOp {
-			if p.Floor.ListUs, p.Floor.ListEntries, err = r.listingFloor(ctx, dirs[0], tasks, r.cfg.Ops); err != nil {
-				return p, err
-			}
+		if row.Floor, row.FloorUs, err = r.floorAfter(ctx, o, dirs[0], tasks, &p.Floor); err != nil {
+			return p, err
 		}
+		row.Ratio = row.Us / row.FloorUs
+		p.Rows = append(p.Rows, row)
 	}
 	after, err := r.prober.measure(ctx, tasks, r.cfg.Ops)
 	if err != nil {
 		return p, err
 	}
 	p.Floor.WriteUs, p.Floor.ReadUs = (before.WriteUs+after.WriteUs)/2, (before.ReadUs+after.ReadUs)/2
-	for i := range p.Rows {
-		row := &p.Rows[i]
-		row.Floor, row.Ratio = floorRead, row.Us/p.Floor.ReadUs
-		switch {
-		case row.Mutation:
-			row.Floor, row.Ratio = floorWrite, row.Us/p.Floor.WriteUs
-		case row.Op == readdirOp && p.Floor.ListUs > 0:
-			row.Floor, row.Ratio = floorListing, row.Us/p.Floor.ListUs
+	return p, nil
+}
+
+// floorAfter probes, right after operation o ran with tasks tasks, the
+// floor it is compared with: which one and its time in µs. For readdir
+// that is the engine's own listing of dir (also kept in pass), or the
+// read when the mount cannot list (an older release).
+func (r *runner) floorAfter(ctx context.Context, o op, dir string, tasks int, pass *Floor) (string, float64, error) {
+	if o.name == readdirOp {
+		var err error
+		if pass.ListUs, pass.ListEntries, err = r.listingFloor(ctx, dir, tasks, r.cfg.Ops); err != nil {
+			return "", 0, err
+		}
+		if pass.ListUs > 0 {
+			return floorListing, pass.ListUs, nil
 		}
 	}
-	return p, nil
+	f, err := r.prober.measure(ctx, tasks, r.cfg.Ops)
+	if err != nil {
+		return "", 0, err
+	}
+	if o.mutation {
+		return floorWrite, f.WriteUs, nil
+	}
+	return floorRead, f.ReadUs, nil
 }
 
 // listingFloor probes the engine's own listing of dir, tasks at once and

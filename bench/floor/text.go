@@ -8,8 +8,9 @@ import (
 	"strings"
 )
 
-// WriteText prints one table: for every operation, each pass's time, its
-// ratio to the floor, round trips and FUSE requests per operation.
+// WriteText prints one table: for every operation, each pass's time, the
+// floor probed right after it, the ratio of the two, round trips and FUSE
+// requests per operation.
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cairn bench %s --floor: %d operations of each kind per task\n", r.Config.Path, r.Config.Ops)
@@ -24,7 +25,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "%-15s %-7s", "OPERATION", "FLOOR")
 	for _, p := range r.Passes {
-		fmt.Fprintf(&b, " %10s %7s %6s", fmt.Sprintf("µs %dT", p.Tasks), "×floor", "rtt")
+		fmt.Fprintf(&b, " %10s %6s %7s %6s", fmt.Sprintf("µs %dT", p.Tasks), "floor", "×floor", "rtt")
 	}
 	b.WriteString("  fuse requests per op (1st pass)\n")
 	for i := range ops {
@@ -35,7 +36,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "%-15s %-7s", first.Op, first.Floor)
 		for _, p := range r.Passes {
 			row := p.Rows[i]
-			fmt.Fprintf(&b, " %10.0f %7.2f %6.2f", row.Us, row.Ratio, row.RoundTrips)
+			fmt.Fprintf(&b, " %10.0f %6.0f %7.2f %6.2f", row.Us, row.FloorUs, row.Ratio, row.RoundTrips)
 		}
 		fmt.Fprintf(&b, "  %s\n", requests(first.Requests))
 	}
