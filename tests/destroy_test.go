@@ -15,6 +15,20 @@ import (
 
 // bucketObjects counts the objects in v's bucket: files in its block
 // directory, or objects in its MinIO bucket.
+// bucketKeys names the files of a local-directory bucket (for messages).
+func bucketKeys(t testing.TB, v *volume) []string {
+	var keys []string
+	if v.minio == nil {
+		filepath.WalkDir(v.bucket, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				keys = append(keys, strings.TrimPrefix(path, v.bucket+"/"))
+			}
+			return nil
+		})
+	}
+	return keys
+}
+
 func bucketObjects(t testing.TB, v *volume) int {
 	t.Helper()
 	n := 0
@@ -107,7 +121,7 @@ func TestDestroyForce(t *testing.T) {
 	uuid := status(t, v.meta).Setting.UUID
 	cairnOK(t, v.destroyArgs(uuid, "--force")...)
 	if n := bucketObjects(t, v); n != 0 {
-		t.Errorf("the bucket holds %d objects after destroy --force", n)
+		t.Errorf("the bucket holds %d objects after destroy --force: %v", n, bucketKeys(t, v))
 	}
 	wantUserError(t, runCairn(t, "status", v.meta), "format")
 }

@@ -27,18 +27,52 @@ type Destroyed struct {
 // other objects in the bucket stay), then all its
 // metadata (meta.Destroyer). Objects go first so that a run cut short
 // leaves a volume that can still be found, and destroyed again. The
-// caller makes sure no client uses the volume and has opened its object
-// store (OpenObjects); report, when not nil, is called as objects go.
+// caller makes sure no client uses the volume, or was told to go on
+// regardless (destroy --force), and has opened its object store
+// (OpenObjects); report, when not nil, is called as objects go.
+//
+// A client still mounted may have put an object after the first sweep —
+// a block it was uploading, a metadata backup it was writing — while the
+// metadata was there to commit it to: a second sweep once the metadata is
+// gone takes those too.
 func (v *Volume) Destroy(ctx context.Context, report func(Destroyed)) (Destroyed, error) {
-	var done Destroyed
+	var objects, bytes atomic.Int64
+	count := func() Destroyed { return Destroyed{Objects: objects.Load(), Bytes: bytes.Load()} }
 	destroyer, ok := meta.Capability[meta.Destroyer](v.Engine)
 	if !ok {
-		return done, fmt.Errorf("the %s engine cannot destroy a volume", v.Engine.Name())
+		return count(), fmt.Errorf("the %s engine cannot destroy a volume", v.Engine.Name())
 	}
 	if v.Objects == nil {
-		return done, errors.New("destroy: the object store is not open")
+		return count(), errors.New("destroy: the object store is not open")
 	}
-	var objects, bytes atomic.Int64
+	sweep := func() error {
+		return v.deleteObjects(ctx, func(size int64) {
+			d := Destroyed{Objects: objects.Add(1), Bytes: bytes.Add(size)}
+			if report != nil {
+				report(d)
+			}
+		})
+	}
+	if err := sweep(); err != nil {
+		return count(), err
+	}
+	if err := destroyer.Destroy(ctx); err != nil {
+		return count(), fmt.Errorf("remove the metadata of volume %q at %s: %w", v.Format.Name, v.URL, err)
+	}
+	if err := sweep(); err != nil {
+		return count(), fmt.Errorf("%w: %w", ErrMetadataRemoved, err)
+	}
+	return count(), nil
+}
+
+// ErrMetadataRemoved marks a Destroy that failed after the metadata was
+// removed (in its second sweep): running it again cannot find the volume,
+// and what is left in the bucket must be deleted by hand.
+var ErrMetadataRemoved = errors.New("the volume's metadata is removed")
+
+// deleteObjects deletes every object listObjects names, destroyWorkers at
+// once, calling deleted with the size of each.
+func (v *Volume) deleteObjects(ctx context.Context, deleted func(size int64)) error {
 	keys := make(chan object.Info)
 	var failed error
 	var once sync.Once
@@ -46,9 +80,7 @@ func (v *Volume) Destroy(ctx context.Context, report func(Destroyed)) (Destroyed
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for range destroyWorkers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for info := range keys {
 				if err := v.Objects.Delete(ctx, info.Key); err != nil {
 					once.Do(func() {
@@ -57,27 +89,20 @@ func (v *Volume) Destroy(ctx context.Context, report func(Destroyed)) (Destroyed
 					})
 					continue
 				}
-				d := Destroyed{Objects: objects.Add(1), Bytes: bytes.Add(info.Size)}
-				if report != nil {
-					report(d)
-				}
+				deleted(info.Size)
 			}
-		}()
+		})
 	}
 	listErr := v.listObjects(ctx, keys)
 	close(keys)
 	wg.Wait()
-	done = Destroyed{Objects: objects.Load(), Bytes: bytes.Load()}
 	if failed != nil {
-		return done, failed
+		return failed
 	}
 	if listErr != nil {
-		return done, fmt.Errorf("list the objects of volume %q in %s: %w", v.Format.Name, v.Objects, listErr)
+		return fmt.Errorf("list the objects of volume %q in %s: %w", v.Format.Name, v.Objects, listErr)
 	}
-	if err := destroyer.Destroy(ctx); err != nil {
-		return done, fmt.Errorf("remove the metadata of volume %q at %s: %w", v.Format.Name, v.URL, err)
-	}
-	return done, nil
+	return nil
 }
 
 // listObjects sends every object of the block store and every metadata

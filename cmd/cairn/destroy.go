@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 
+	"cairn/backup"
+	"cairn/chunk"
 	"cairn/meta"
 	"cairn/volume"
 
@@ -59,6 +62,9 @@ func destroyCommand() *cobra.Command {
 			bar.show("destroy %s: %d objects (%s) deleted", f.Name, d.Objects, humanBytes(uint64(d.Bytes)))
 		})
 		bar.done()
+		if errors.Is(err, volume.ErrMetadataRemoved) {
+			return fmt.Errorf("%w (%d objects deleted; delete what is left under %s and %s in %s by hand)", err, done.Objects, chunk.KeyPrefix, backup.Prefix, f.Bucket)
+		}
 		if err != nil {
 			return fmt.Errorf("%w (%d objects deleted so far; run destroy again to finish)", err, done.Objects)
 		}
