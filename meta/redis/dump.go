@@ -40,15 +40,35 @@ func (e *Engine) Dump(ctx context.Context, w meta.DumpWriter) error {
 	return nil
 }
 
-// dumpWalk is the state of one dump's walk of the tree.
+// dumpWalkers is how many walk the tree at once. One walker leaves the
+// server idle while it decodes replies and encodes records; with three
+// the server reads nearly all the time (a million-inode binary dump on two
+// cores: 6.3 s with one, 4.9 with two, 4.5 with three), and the pause of
+// the volume's writers is as much shorter.
+const dumpWalkers = 3
+
+// dumpTree is what a dump's walkers share: the directories left to list,
+// the hard-linked inodes already read, and the writer, which takes one
+// walker's batch of records at a time.
+type dumpTree struct {
+	e      *Engine
+	ctx    context.Context
+	w      meta.DumpWriter
+	wmu    sync.Mutex // w
+	mu     sync.Mutex
+	wake   *sync.Cond        // a directory to list, or the end
+	dirs   []meta.Ino        // directories to list
+	busy   int               // walkers listing a directory
+	failed bool              // a walker failed: the others stop
+	linked map[meta.Ino]bool // inodes with several links already read
+}
+
+// dumpWalk is one walker: the inodes it is to read next and the records
+// of its batch, written together.
 type dumpWalk struct {
-	e       *Engine
-	ctx     context.Context
-	w       meta.DumpWriter
-	rec     meta.DumpRecord
-	dirs    []meta.Ino        // directories to list
-	pending []meta.Ino        // inodes to read
-	linked  map[meta.Ino]bool // inodes with several links already read
+	t       *dumpTree
+	out     []meta.DumpRecord
+	pending []meta.Ino
 }
 
 func (e *Engine) dump(ctx context.Context, w meta.DumpWriter) error {
@@ -83,26 +103,108 @@ func (e *Engine) dump(ctx context.Context, w meta.DumpWriter) error {
 	if err := w.Header(h); err != nil {
 		return err
 	}
-	d := &dumpWalk{e: e, ctx: ctx, w: w, linked: map[meta.Ino]bool{}, pending: []meta.Ino{meta.RootIno}}
-	if err := d.readInodes(); err != nil {
+	t := &dumpTree{e: e, ctx: ctx, w: w, linked: map[meta.Ino]bool{}}
+	t.wake = sync.NewCond(&t.mu)
+	root := &dumpWalk{t: t, pending: []meta.Ino{meta.RootIno}}
+	if err := root.readInodes(); err != nil {
 		return err
 	}
-	for len(d.dirs) > 0 {
-		dir := d.dirs[len(d.dirs)-1]
-		d.dirs = d.dirs[:len(d.dirs)-1]
-		if err := d.listDir(dir); err != nil {
+	errs := make([]error, dumpWalkers)
+	var wg sync.WaitGroup
+	for i := range errs {
+		wg.Go(func() { errs[i] = t.walk() })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return (&dumpWalk{t: t}).deadSlices()
+}
+
+// walk lists directories until none is left and no other walker may
+// find more, or one failed.
+func (t *dumpTree) walk() error {
+	d := &dumpWalk{t: t}
+	for {
+		dir, ok := t.take()
+		if !ok {
+			return nil
+		}
+		err := d.listDir(dir)
+		t.mu.Lock()
+		t.busy--
+		t.failed = t.failed || err != nil
+		t.wake.Broadcast()
+		t.mu.Unlock()
+		if err != nil {
 			return err
 		}
 	}
-	return d.deadSlices()
+}
+
+// take hands out the next directory to list; false when the walk is over.
+func (t *dumpTree) take() (meta.Ino, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for len(t.dirs) == 0 && t.busy > 0 && !t.failed {
+		t.wake.Wait()
+	}
+	if t.failed || len(t.dirs) == 0 {
+		return 0, false
+	}
+	dir := t.dirs[len(t.dirs)-1]
+	t.dirs = t.dirs[:len(t.dirs)-1]
+	t.busy++
+	return dir, true
+}
+
+// found queues directories to list.
+func (t *dumpTree) found(dirs []meta.Ino) {
+	if len(dirs) == 0 {
+		return
+	}
+	t.mu.Lock()
+	t.dirs = append(t.dirs, dirs...)
+	t.wake.Broadcast()
+	t.mu.Unlock()
+}
+
+// firstRead says whether ino, an inode with several links, is read here
+// for the first time.
+func (t *dumpTree) firstRead(ino meta.Ino) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.linked[ino] {
+		return false
+	}
+	t.linked[ino] = true
+	return true
+}
+
+// emit adds a record to the walker's batch.
+func (d *dumpWalk) emit(r meta.DumpRecord) { d.out = append(d.out, r) }
+
+// flush writes the walker's batch.
+func (d *dumpWalk) flush() error {
+	d.t.wmu.Lock()
+	defer d.t.wmu.Unlock()
+	for i := range d.out {
+		if err := d.t.w.Record(&d.out[i]); err != nil {
+			return err
+		}
+	}
+	clear(d.out)
+	d.out = d.out[:0]
+	return nil
 }
 
 // listDir emits a directory's entries a page at a time and reads the
 // inodes they name.
 func (d *dumpWalk) listDir(dir meta.Ino) error {
-	key := d.e.key("d", uint64(dir))
+	e := d.t.e
+	key := e.key("d", uint64(dir))
 	for start := int64(0); ; start += dirPage {
-		members, err := d.e.rdb.ZRange(d.ctx, key, start, start+dirPage-1).Result()
+		members, err := e.rdb.ZRange(d.t.ctx, key, start, start+dirPage-1).Result()
 		if err != nil {
 			return err
 		}
@@ -111,13 +213,8 @@ func (d *dumpWalk) listDir(dir meta.Ino) error {
 			if err != nil {
 				return err
 			}
-			d.rec = meta.DumpRecord{Kind: meta.DumpEntry, Ino: dir, Name: ent.Name, Child: ent.Ino, Type: ent.Type}
-			if err := d.w.Record(&d.rec); err != nil {
-				return err
-			}
-			if !d.linked[ent.Ino] {
-				d.pending = append(d.pending, ent.Ino)
-			}
+			d.emit(meta.DumpRecord{Kind: meta.DumpEntry, Ino: dir, Name: ent.Name, Child: ent.Ino, Type: ent.Type})
+			d.pending = append(d.pending, ent.Ino)
 			if len(d.pending) >= dumpBatch {
 				if err := d.readInodes(); err != nil {
 					return err
@@ -131,28 +228,30 @@ func (d *dumpWalk) listDir(dir meta.Ino) error {
 }
 
 // readInodes emits the pending inodes with their symlink targets, xattrs
-// and chunks, and queues the directories among them. It costs three round
-// trips and as few commands as the types allow: one MGET for all the
-// attributes, then an HGETALL per inode, an SMEMBERS per file and a GET
-// per symlink, then an LRANGE per chunk. Redis spends more per command
-// than per key, so the commands, not the round trips, are what counts.
+// and chunks, queues the directories among them, and writes the batch.
+// It costs three round trips and as few commands as the types allow: one
+// MGET for all the attributes, then an HGETALL per inode, an SMEMBERS per
+// file and a GET per symlink, then an LRANGE per chunk. Redis spends more
+// per command than per key, so the commands, not the round trips, are
+// what counts.
 func (d *dumpWalk) readInodes() error {
 	inos := d.pending
 	if len(inos) == 0 {
-		return nil
+		return d.flush()
 	}
 	d.pending = d.pending[:0]
-	e := d.e
+	e, ctx := d.t.e, d.t.ctx
 	keys := make([]string, len(inos))
 	for i, ino := range inos {
 		keys[i] = e.key("i", uint64(ino))
 	}
-	values, err := e.rdb.MGet(d.ctx, keys...).Result()
+	values, err := e.rdb.MGet(ctx, keys...).Result()
 	if err != nil {
 		return err
 	}
 	attrs := make([]meta.Attr, 0, len(inos))
-	read := inos[:0:0]
+	read := make([]meta.Ino, 0, len(inos))
+	var dirs []meta.Ino
 	for i, ino := range inos {
 		raw, ok := values[i].(string)
 		if !ok {
@@ -162,27 +261,28 @@ func (d *dumpWalk) readInodes() error {
 		if err != nil {
 			return fmt.Errorf("inode %d: %w", ino, err)
 		}
-		if a.Nlink > 1 && a.Type != meta.TypeDirectory {
-			if d.linked[ino] {
-				continue
-			}
-			d.linked[ino] = true
+		if a.Nlink > 1 && a.Type != meta.TypeDirectory && !d.t.firstRead(ino) {
+			continue
+		}
+		if a.Type == meta.TypeDirectory {
+			dirs = append(dirs, ino)
 		}
 		attrs = append(attrs, a)
 		read = append(read, ino)
 	}
+	d.t.found(dirs)
 	pipes := d.pipes()
 	targets := make([]*goredis.StringCmd, len(read))
 	xattrs := make([]*goredis.MapStringStringCmd, len(read))
 	chunkSets := make([]*goredis.StringSliceCmd, len(read))
 	for i, ino := range read {
 		pipe := pipes[i%len(pipes)]
-		xattrs[i] = pipe.HGetAll(d.ctx, e.key("x", uint64(ino)))
+		xattrs[i] = pipe.HGetAll(ctx, e.key("x", uint64(ino)))
 		switch attrs[i].Type {
 		case meta.TypeSymlink:
-			targets[i] = pipe.Get(d.ctx, e.key("s", uint64(ino)))
+			targets[i] = pipe.Get(ctx, e.key("s", uint64(ino)))
 		case meta.TypeFile:
-			chunkSets[i] = pipe.SMembers(d.ctx, e.key("cl", uint64(ino)))
+			chunkSets[i] = pipe.SMembers(ctx, e.key("cl", uint64(ino)))
 		}
 	}
 	if err := d.exec(pipes); err != nil {
@@ -196,26 +296,14 @@ func (d *dumpWalk) readInodes() error {
 	var chunks []chunkRef
 	pipes = d.pipes()
 	for i, ino := range read {
-		d.rec = meta.DumpRecord{Kind: meta.DumpInode, Ino: ino, Attr: attrs[i]}
-		if err := d.w.Record(&d.rec); err != nil {
-			return err
-		}
-		if attrs[i].Type == meta.TypeDirectory {
-			d.dirs = append(d.dirs, ino)
-		}
+		d.emit(meta.DumpRecord{Kind: meta.DumpInode, Ino: ino, Attr: attrs[i]})
 		if targets[i] != nil {
 			if target, err := targets[i].Result(); err == nil {
-				d.rec = meta.DumpRecord{Kind: meta.DumpSymlink, Ino: ino, Target: target}
-				if err := d.w.Record(&d.rec); err != nil {
-					return err
-				}
+				d.emit(meta.DumpRecord{Kind: meta.DumpSymlink, Ino: ino, Target: target})
 			}
 		}
 		for name, value := range xattrs[i].Val() {
-			d.rec = meta.DumpRecord{Kind: meta.DumpXattr, Ino: ino, Name: name, Value: []byte(value)}
-			if err := d.w.Record(&d.rec); err != nil {
-				return err
-			}
+			d.emit(meta.DumpRecord{Kind: meta.DumpXattr, Ino: ino, Name: name, Value: []byte(value)})
 		}
 		if chunkSets[i] == nil {
 			continue
@@ -226,19 +314,17 @@ func (d *dumpWalk) readInodes() error {
 				return fmt.Errorf("inode %d: corrupt chunk index %q", ino, member)
 			}
 			chunks = append(chunks, chunkRef{ino: ino, idx: uint32(idx),
-				cmd: pipes[len(chunks)%len(pipes)].LRange(d.ctx, e.chunkKey(ino, uint32(idx)), 0, -1)})
+				cmd: pipes[len(chunks)%len(pipes)].LRange(ctx, e.chunkKey(ino, uint32(idx)), 0, -1)})
 		}
 	}
-	if len(chunks) == 0 {
-		return nil
+	if len(chunks) > 0 {
+		if err := d.exec(pipes); err != nil {
+			return err
+		}
 	}
-	if err := d.exec(pipes); err != nil {
-		return err
-	}
-	var list []meta.Slice
 	for _, c := range chunks {
 		raw := c.cmd.Val()
-		list = list[:0]
+		list := make([]meta.Slice, 0, len(raw))
 		for _, r := range raw {
 			s, err := meta.DecodeSliceRecord([]byte(r))
 			if err != nil {
@@ -246,12 +332,9 @@ func (d *dumpWalk) readInodes() error {
 			}
 			list = append(list, s)
 		}
-		d.rec = meta.DumpRecord{Kind: meta.DumpChunk, Ino: c.ino, Index: c.idx, Slices: list}
-		if err := d.w.Record(&d.rec); err != nil {
-			return err
-		}
+		d.emit(meta.DumpRecord{Kind: meta.DumpChunk, Ino: c.ino, Index: c.idx, Slices: list})
 	}
-	return nil
+	return d.flush()
 }
 
 // dumpPipes is how many pipelines a dump sends at once, each on a
@@ -262,7 +345,7 @@ const dumpPipes = 2
 func (d *dumpWalk) pipes() []goredis.Pipeliner {
 	pipes := make([]goredis.Pipeliner, dumpPipes)
 	for i := range pipes {
-		pipes[i] = d.e.rdb.Pipeline()
+		pipes[i] = d.t.e.rdb.Pipeline()
 	}
 	return pipes
 }
@@ -274,7 +357,7 @@ func (d *dumpWalk) exec(pipes []goredis.Pipeliner) error {
 	var wg sync.WaitGroup
 	for i, pipe := range pipes {
 		wg.Go(func() {
-			if _, err := pipe.Exec(d.ctx); err != nil && !errors.Is(err, goredis.Nil) {
+			if _, err := pipe.Exec(d.t.ctx); err != nil && !errors.Is(err, goredis.Nil) {
 				errs[i] = err
 			}
 		})
@@ -283,10 +366,12 @@ func (d *dumpWalk) exec(pipes []goredis.Pipeliner) error {
 	return errors.Join(errs...)
 }
 
+// deadSlices emits the queue of slices waiting for their objects to go.
 func (d *dumpWalk) deadSlices() error {
-	key := d.e.prefix + ":dead"
+	e, ctx := d.t.e, d.t.ctx
+	key := e.prefix + ":dead"
 	for start := int64(0); ; start += dirPage {
-		members, err := d.e.rdb.ZRange(d.ctx, key, start, start+dirPage-1).Result()
+		members, err := e.rdb.ZRange(ctx, key, start, start+dirPage-1).Result()
 		if err != nil {
 			return err
 		}
@@ -297,10 +382,10 @@ func (d *dumpWalk) deadSlices() error {
 			if !ok || err1 != nil || err2 != nil {
 				return fmt.Errorf("corrupt dead slice %q", m)
 			}
-			d.rec = meta.DumpRecord{Kind: meta.DumpDeadSlice, Slice: meta.DeadSlice{ID: n, Size: uint32(s)}}
-			if err := d.w.Record(&d.rec); err != nil {
-				return err
-			}
+			d.emit(meta.DumpRecord{Kind: meta.DumpDeadSlice, Slice: meta.DeadSlice{ID: n, Size: uint32(s)}})
+		}
+		if err := d.flush(); err != nil {
+			return err
 		}
 		if len(members) < dirPage {
 			return nil
