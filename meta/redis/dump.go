@@ -60,6 +60,7 @@ type dumpTree struct {
 	dirs   []meta.Ino        // directories to list
 	busy   int               // walkers listing a directory
 	failed bool              // a walker failed: the others stop
+	err    error             // the first walker's failure
 	linked map[meta.Ino]bool // inodes with several links already read
 }
 
@@ -109,37 +110,49 @@ func (e *Engine) dump(ctx context.Context, w meta.DumpWriter) error {
 	if err := root.readInodes(); err != nil {
 		return err
 	}
-	errs := make([]error, dumpWalkers)
 	var wg sync.WaitGroup
-	for i := range errs {
-		wg.Go(func() { errs[i] = t.walk() })
+	for range dumpWalkers {
+		wg.Go(t.walk)
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
+	if t.err != nil {
+		return t.err
 	}
 	return (&dumpWalk{t: t}).deadSlices()
 }
 
+// errWalkStopped ends a walker's directory when another walker failed;
+// only that first failure is the dump's.
+var errWalkStopped = errors.New("dump walk stopped")
+
 // walk lists directories until none is left and no other walker may
 // find more, or one failed.
-func (t *dumpTree) walk() error {
+func (t *dumpTree) walk() {
 	d := &dumpWalk{t: t}
 	for {
 		dir, ok := t.take()
 		if !ok {
-			return nil
+			return
 		}
 		err := d.listDir(dir)
 		t.mu.Lock()
 		t.busy--
-		t.failed = t.failed || err != nil
+		if err != nil && !t.failed {
+			t.failed, t.err = true, err
+		}
 		t.wake.Broadcast()
 		t.mu.Unlock()
 		if err != nil {
-			return err
+			return
 		}
 	}
+}
+
+// stopped says whether another walker failed.
+func (t *dumpTree) stopped() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failed
 }
 
 // take hands out the next directory to list; false when the walk is over.
@@ -204,6 +217,9 @@ func (d *dumpWalk) listDir(dir meta.Ino) error {
 	e := d.t.e
 	key := e.key("d", uint64(dir))
 	for start := int64(0); ; start += dirPage {
+		if d.t.stopped() {
+			return errWalkStopped
+		}
 		members, err := e.rdb.ZRange(d.t.ctx, key, start, start+dirPage-1).Result()
 		if err != nil {
 			return err
@@ -216,6 +232,9 @@ func (d *dumpWalk) listDir(dir meta.Ino) error {
 			d.emit(meta.DumpRecord{Kind: meta.DumpEntry, Ino: dir, Name: ent.Name, Child: ent.Ino, Type: ent.Type})
 			d.pending = append(d.pending, ent.Ino)
 			if len(d.pending) >= dumpBatch {
+				if d.t.stopped() {
+					return errWalkStopped
+				}
 				if err := d.readInodes(); err != nil {
 					return err
 				}
@@ -398,6 +417,9 @@ func (d *dumpWalk) deadSlices() error {
 // settings last; on failure it deletes every key of the volume's prefix
 // again.
 func (e *Engine) Restore(ctx context.Context, r meta.DumpReader) error {
+	if err := meta.CheckVersion(r.Header().Format); err != nil {
+		return fmt.Errorf("the dump: %w", err)
+	}
 	n, err := e.rdb.DBSize(ctx).Result()
 	if err != nil {
 		return e.fail("load", err)

@@ -2,8 +2,10 @@ package redis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -123,4 +125,39 @@ func TestDumpManyBatches(t *testing.T) {
 			t.Errorf("inode %d is written %d times", ino, n)
 		}
 	}
+
+	// A writer that fails stops every walker: the dump returns that one
+	// failure, once, and the volume's writers go on.
+	failing := &failingSink{after: 500}
+	err := e.Dump(ctx, failing)
+	if !errors.Is(err, errSinkFull) || strings.Count(err.Error(), errSinkFull.Error()) != 1 {
+		t.Errorf("Dump into a failing writer: %v, want its error once", err)
+	}
+	if failing.records > failing.after+dumpWalkers {
+		t.Errorf("%d records offered after the writer failed at %d: the walkers did not stop", failing.records, failing.after)
+	}
+	quick, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	newIno, err := e.NextInodes(quick, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Mknod(quick, meta.RootCred, meta.RootIno, "after", newIno, meta.TypeDirectory, 0755, 0, ""); err != nil {
+		t.Errorf("a change after the failed dump: %v (is the volume still paused?)", err)
+	}
+}
+
+var errSinkFull = errors.New("disk full")
+
+// failingSink fails every record from the after-th on, and counts them.
+type failingSink struct{ after, records int }
+
+func (s *failingSink) Header(meta.DumpHeader) error { return nil }
+
+func (s *failingSink) Record(*meta.DumpRecord) error {
+	s.records++
+	if s.records > s.after {
+		return errSinkFull
+	}
+	return nil
 }
