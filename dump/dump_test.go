@@ -145,7 +145,7 @@ func TestBadInput(t *testing.T) {
 		{"foreign JSON", []byte(`{"hello":1}` + "\n"), "not a cairn dump"},
 		{"newer version", []byte(strings.Replace(string(json), `"cairn_dump":1`, `"cairn_dump":2`, 1)), "format version 2, newer"},
 		{"newer binary", append([]byte(binaryMagic), 9), "format version 9, newer"},
-		{"newer volume", []byte(strings.Replace(string(json), `"version":1`, `"version":5`, 1)), "volume of format version 5, newer"},
+		{"newer volume", []byte(strings.Replace(string(json), `"version":1`, `"version":5`, 1)), "volume has format version 5"},
 		{"truncated at a line", json[:len(json)-len(lines[len(lines)-2])], "truncated"},
 		{"truncated mid-line", json[:len(json)-30], "truncated"},
 		{"truncated binary", bin[:len(bin)-9], "truncated"},

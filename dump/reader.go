@@ -117,8 +117,8 @@ func (d *Reader) readHeader() error {
 	if err := json.Unmarshal(js, &d.head); err != nil {
 		return fmt.Errorf("%s: the header is damaged: %v", d.name, err)
 	}
-	if v := d.head.Format.Version; v > meta.FormatVersion {
-		return fmt.Errorf("%s holds a volume of format version %d, newer than this cairn understands (%d): load it with a newer cairn", d.name, v, meta.FormatVersion)
+	if err := meta.CheckVersion(d.head.Format); err != nil {
+		return fmt.Errorf("%s: %w", d.name, err)
 	}
 	return nil
 }
