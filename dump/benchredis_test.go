@@ -82,12 +82,12 @@ func BenchmarkRedisCeiling(b *testing.B) {
 		n = v
 	}
 	srv := testenv.Redis(b)
-	serverCPU := redisCPU(b, srv)
 	rdb := goredis.NewClient(&goredis.Options{Addr: srv.Addr(), Protocol: 2, DisableIdentity: true, PoolSize: 4})
 	b.Cleanup(func() { rdb.Close() })
 	ctx := context.Background()
 	for _, layout := range []string{"cairn", "no-index-no-ref", "chunk-string"} {
 		b.Run(layout, func(b *testing.B) {
+			serverCPU := redisCPU(b, srv)
 			for b.Loop() {
 				if err := rdb.FlushAll(ctx).Err(); err != nil {
 					b.Fatal(err)

@@ -13,43 +13,35 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 )
 
-// bucketObjects counts the objects in v's bucket: files in its block
-// directory, or objects in its MinIO bucket.
-// bucketKeys names the files of a local-directory bucket (for messages).
+// bucketKeys names the objects in v's bucket: files in its block
+// directory (relative to it), or objects in its MinIO bucket.
 func bucketKeys(t testing.TB, v *volume) []string {
-	var keys []string
-	if v.minio == nil {
-		filepath.WalkDir(v.bucket, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && d.Type().IsRegular() {
-				keys = append(keys, strings.TrimPrefix(path, v.bucket+"/"))
-			}
-			return nil
-		})
-	}
-	return keys
-}
-
-func bucketObjects(t testing.TB, v *volume) int {
 	t.Helper()
-	n := 0
+	var keys []string
 	if v.minio == nil {
 		err := filepath.WalkDir(v.bucket, func(path string, d fs.DirEntry, err error) error {
 			if err == nil && d.Type().IsRegular() {
-				n++
+				keys = append(keys, strings.TrimPrefix(path, v.bucket+"/"))
 			}
 			return err
 		})
 		must(t, err, "walk the bucket")
-		return n
+		return keys
 	}
 	client, err := minio.New(v.minio.Endpoint(), &minio.Options{Creds: credentials.NewStaticV4(v.minio.AccessKey, v.minio.SecretKey, "")})
 	must(t, err, "minio client")
 	bucket := v.bucket[strings.LastIndexByte(v.bucket, '/')+1:]
 	for obj := range client.ListObjects(context.Background(), bucket, minio.ListObjectsOptions{Recursive: true}) {
 		must(t, obj.Err, "list objects")
-		n++
+		keys = append(keys, obj.Key)
 	}
-	return n
+	return keys
+}
+
+// bucketObjects counts the objects in v's bucket.
+func bucketObjects(t testing.TB, v *volume) int {
+	t.Helper()
+	return len(bucketKeys(t, v))
 }
 
 // destroyArgs is the command line of 'cairn destroy' for v.
@@ -120,8 +112,8 @@ func TestDestroyForce(t *testing.T) {
 	writeFile(t, v.path("f"), pattern(16, 1<<20))
 	uuid := status(t, v.meta).Setting.UUID
 	cairnOK(t, v.destroyArgs(uuid, "--force")...)
-	if n := bucketObjects(t, v); n != 0 {
-		t.Errorf("the bucket holds %d objects after destroy --force: %v", n, bucketKeys(t, v))
+	if keys := bucketKeys(t, v); len(keys) != 0 {
+		t.Errorf("the bucket holds %d objects after destroy --force: %v", len(keys), keys)
 	}
 	wantUserError(t, runCairn(t, "status", v.meta), "format")
 }
