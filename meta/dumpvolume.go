@@ -75,6 +75,9 @@ func (v *volumeDumper) Dump(ctx context.Context, w DumpWriter) error {
 }
 
 func (v *volumeDumper) Restore(ctx context.Context, r DumpReader) error {
+	if err := CheckVersion(r.Header().Format); err != nil {
+		return fmt.Errorf("the dump: %w", err)
+	}
 	aside := &asideReader{DumpReader: r, owner: v, stats: map[Ino]DirStat{}, quotas: map[Ino]Quota{}}
 	if err := v.engine.Restore(ctx, aside); err != nil {
 		return err

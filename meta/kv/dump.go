@@ -339,9 +339,6 @@ func (k keys) recordPair(rec *meta.DumpRecord) (key, value []byte, err error) {
 func (e *Engine) restoreSettings(out *batch, h meta.DumpHeader, total meta.Usage) error {
 	k := e.k
 	usage := usageDelta{space: int64(total.Space), inodes: int64(total.Inodes)}
-	if err := meta.CheckVersion(h.Format); err != nil {
-		return fmt.Errorf("the dump: %w", err)
-	}
 	settings, err := json.Marshal(h.Format)
 	if err != nil {
 		return fmt.Errorf("encode volume settings: %w", err)

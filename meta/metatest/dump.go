@@ -85,6 +85,23 @@ func RunDump(t *testing.T, openRaw func(t *testing.T) meta.Engine) {
 		}
 		dumpRecords(t, dumper(t, x.e)).sameAs(t, src)
 	})
+	t.Run("NewerVersion", func(t *testing.T) {
+		x := newEnv(t, open)
+		populate(x)
+		src := dumpRecords(t, dumper(t, x.e))
+		src.header.Format.Version = meta.FormatVersion + 1
+		target := open(t)
+		volume, ok := meta.VolumeDumper(target)
+		if !ok {
+			t.Fatal("no VolumeDumper")
+		}
+		if err := volume.Restore(t.Context(), src.reader()); !errors.Is(err, meta.ErrNewerFormat) {
+			t.Errorf("Restore of a dump of format version %d: %v, want ErrNewerFormat", src.header.Format.Version, err)
+		}
+		if _, err := target.Load(t.Context()); !errors.Is(err, meta.ErrNotFormatted) {
+			t.Errorf("Load after a refused Restore: %v, want ErrNotFormatted", err)
+		}
+	})
 	t.Run("FailedHalfWay", func(t *testing.T) {
 		x := newEnv(t, open)
 		populate(x)

@@ -417,9 +417,6 @@ func (d *dumpWalk) deadSlices() error {
 // settings last; on failure it deletes every key of the volume's prefix
 // again.
 func (e *Engine) Restore(ctx context.Context, r meta.DumpReader) error {
-	if err := meta.CheckVersion(r.Header().Format); err != nil {
-		return fmt.Errorf("the dump: %w", err)
-	}
 	n, err := e.rdb.DBSize(ctx).Result()
 	if err != nil {
 		return e.fail("load", err)

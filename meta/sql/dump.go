@@ -468,11 +468,5 @@ func (c *conn) restore(r meta.DumpReader, copier copier) error {
 			return err
 		}
 	}
-	if err := settings.flush(); err != nil {
-		return err
-	}
-	if err := meta.CheckVersion(h.Format); err != nil {
-		return fmt.Errorf("the dump: %w", err)
-	}
-	return nil
+	return settings.flush()
 }
