@@ -59,8 +59,7 @@ type dumpTree struct {
 	wake   *sync.Cond        // a directory to list, or the end
 	dirs   []meta.Ino        // directories to list
 	busy   int               // walkers listing a directory
-	failed bool              // a walker failed: the others stop
-	err    error             // the first walker's failure
+	err    error             // the first walker's failure: the others stop
 	linked map[meta.Ino]bool // inodes with several links already read
 }
 
@@ -137,8 +136,8 @@ func (t *dumpTree) walk() {
 		err := d.listDir(dir)
 		t.mu.Lock()
 		t.busy--
-		if err != nil && !t.failed {
-			t.failed, t.err = true, err
+		if t.err == nil {
+			t.err = err
 		}
 		t.wake.Broadcast()
 		t.mu.Unlock()
@@ -152,17 +151,17 @@ func (t *dumpTree) walk() {
 func (t *dumpTree) stopped() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.failed
+	return t.err != nil
 }
 
 // take hands out the next directory to list; false when the walk is over.
 func (t *dumpTree) take() (meta.Ino, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for len(t.dirs) == 0 && t.busy > 0 && !t.failed {
+	for len(t.dirs) == 0 && t.busy > 0 && t.err == nil {
 		t.wake.Wait()
 	}
-	if t.failed || len(t.dirs) == 0 {
+	if t.err != nil || len(t.dirs) == 0 {
 		return 0, false
 	}
 	dir := t.dirs[len(t.dirs)-1]
@@ -180,6 +179,13 @@ func (t *dumpTree) found(dirs []meta.Ino) {
 	t.dirs = append(t.dirs, dirs...)
 	t.wake.Broadcast()
 	t.mu.Unlock()
+}
+
+// read says whether ino, an inode with several links, was read already.
+func (t *dumpTree) read(ino meta.Ino) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.linked[ino]
 }
 
 // firstRead says whether ino, an inode with several links, is read here
@@ -230,7 +236,9 @@ func (d *dumpWalk) listDir(dir meta.Ino) error {
 				return err
 			}
 			d.emit(meta.DumpRecord{Kind: meta.DumpEntry, Ino: dir, Name: ent.Name, Child: ent.Ino, Type: ent.Type})
-			d.pending = append(d.pending, ent.Ino)
+			if !d.t.read(ent.Ino) { // another name of it was read: not again
+				d.pending = append(d.pending, ent.Ino)
+			}
 			if len(d.pending) >= dumpBatch {
 				if d.t.stopped() {
 					return errWalkStopped
