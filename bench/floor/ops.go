@@ -100,8 +100,8 @@ func (r *runner) calibrate() error {
 
 // pass runs every operation with tasks tasks at once in directory base,
 // each followed by a probe of its floor with as many tasks (floorAfter);
-// the pass's own floor, for the summary line, is the mean of a probe
-// before the first operation and one after the last.
+// the pass's own floor, for the summary line, is the mean of those
+// probes.
 func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error) {
 	p := Pass{Tasks: tasks}
 	dirs := make([]string, tasks)
@@ -115,11 +115,7 @@ func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error)
 	if _, err := r.prober.measure(ctx, 1, 1); err != nil {
 		return p, err
 	}
-	before, err := r.prober.measure(ctx, tasks, r.cfg.Ops)
-	if err != nil {
-		return p, err
-	}
-	r.progress.Note(fmt.Sprintf("%d task(s): floor write %.0f µs, read %.0f µs", tasks, before.WriteUs, before.ReadUs))
+	var probes probeMean
 	for _, o := range ops {
 		n := o.items(r.cfg.Ops)
 		s0, err := r.stats()
@@ -151,25 +147,38 @@ func (r *runner) pass(ctx context.Context, base string, tasks int) (Pass, error)
 			row.Requests[k] = v / count
 		}
 		progress.End(fmt.Sprintf("  %-15s %9.1f µs  %5.2f rtt", o.name, row.Us, row.RoundTrips))
-		if row.Floor, row.FloorUs, err = r.floorAfter(ctx, o, dirs[0], tasks, &p.Floor); err != nil {
+		if row.Floor, row.FloorUs, err = r.floorAfter(ctx, o, dirs[0], tasks, &p.Floor, &probes); err != nil {
 			return p, err
 		}
 		row.Ratio = row.Us / row.FloorUs
 		p.Rows = append(p.Rows, row)
 	}
-	after, err := r.prober.measure(ctx, tasks, r.cfg.Ops)
-	if err != nil {
-		return p, err
-	}
-	p.Floor.WriteUs, p.Floor.ReadUs = (before.WriteUs+after.WriteUs)/2, (before.ReadUs+after.ReadUs)/2
+	p.Floor.WriteUs, p.Floor.ReadUs = probes.mean()
+	r.progress.Note(fmt.Sprintf("%d task(s): floor write %.0f µs, read %.0f µs (mean of %d probes)", tasks, p.Floor.WriteUs, p.Floor.ReadUs, probes.n))
 	return p, nil
+}
+
+// probeMean sums a pass's probes of the write and read floors.
+type probeMean struct {
+	write, read float64
+	n           int
+}
+
+func (m *probeMean) add(f Floor) { m.write, m.read, m.n = m.write+f.WriteUs, m.read+f.ReadUs, m.n+1 }
+
+func (m *probeMean) mean() (write, read float64) {
+	if m.n == 0 {
+		return 0, 0
+	}
+	return m.write / float64(m.n), m.read / float64(m.n)
 }
 
 // floorAfter probes, right after operation o ran with tasks tasks, the
 // floor it is compared with: which one and its time in µs. For readdir
 // that is the engine's own listing of dir (also kept in pass), or the
-// read when the mount cannot list (an older release).
-func (r *runner) floorAfter(ctx context.Context, o op, dir string, tasks int, pass *Floor) (string, float64, error) {
+// read when the mount cannot list (an older release). A probe of the
+// write and the read is added to probes.
+func (r *runner) floorAfter(ctx context.Context, o op, dir string, tasks int, pass *Floor, probes *probeMean) (string, float64, error) {
 	if o.name == readdirOp {
 		var err error
 		if pass.ListUs, pass.ListEntries, err = r.listingFloor(ctx, dir, tasks, r.cfg.Ops); err != nil {
@@ -183,6 +192,7 @@ func (r *runner) floorAfter(ctx context.Context, o op, dir string, tasks int, pa
 	if err != nil {
 		return "", 0, err
 	}
+	probes.add(f)
 	if o.mutation {
 		return floorWrite, f.WriteUs, nil
 	}
