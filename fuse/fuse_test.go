@@ -29,7 +29,14 @@ func mount(t *testing.T) string {
 // newVolume formats a volume of the test's own (metadata in SQLite, blocks
 // in a directory, both of which several clients may share) and returns its
 // metadata URL.
-func newVolume(t *testing.T) string {
+func newVolume(t testing.TB) string {
+	t.Helper()
+	return formatVolume(t, "sqlite3://"+filepath.Join(t.TempDir(), "meta.db"))
+}
+
+// formatVolume formats a volume with its metadata at metaURL and its
+// blocks in a directory of the test's own, and returns metaURL.
+func formatVolume(t testing.TB, metaURL string) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		testenv.Missing(t, "FUSE tests need root")
@@ -37,25 +44,30 @@ func newVolume(t *testing.T) string {
 	if _, err := os.Stat("/dev/fuse"); err != nil {
 		testenv.Missing(t, "no /dev/fuse: %v", err)
 	}
-	dir := t.TempDir()
 	f := testFormat
-	f.Bucket = filepath.Join(dir, "blocks")
-	url := "sqlite3://" + filepath.Join(dir, "meta.db")
-	v, err := volume.OpenMeta(context.Background(), url, volume.Options{Create: &f})
+	f.Bucket = filepath.Join(t.TempDir(), "blocks")
+	v, err := volume.OpenMeta(context.Background(), metaURL, volume.Options{Create: &f})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := v.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return url
+	return metaURL
 }
 
 var testFormat = meta.Format{Name: "t", UUID: "u", Storage: "file", BlockSize: 64 << 10, Compression: "lz4", Version: meta.FormatVersion}
 
 // mountVolume mounts one more client of the volume at metaURL, caching for
 // ttl.
-func mountVolume(t *testing.T, metaURL string, ttl time.Duration) string {
+func mountVolume(t testing.TB, metaURL string, ttl time.Duration) string {
+	t.Helper()
+	dir, _ := mountOpen(t, metaURL, ttl)
+	return dir
+}
+
+// mountOpen is mountVolume, which also returns the client's volume.
+func mountOpen(t testing.TB, metaURL string, ttl time.Duration) (string, *volume.Volume) {
 	t.Helper()
 	ctx := context.Background()
 	vol, err := volume.Open(ctx, metaURL, volume.Options{
@@ -79,7 +91,7 @@ func mountVolume(t *testing.T, metaURL string, ttl time.Duration) string {
 			t.Errorf("close: %v", err)
 		}
 	})
-	return dir
+	return dir, vol
 }
 
 // TestCloseToOpen checks that a second client sees what the first one
@@ -103,7 +115,7 @@ func TestCloseToOpen(t *testing.T) {
 	}
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

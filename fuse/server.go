@@ -41,6 +41,30 @@ const maxIO = 1 << 20
 // Mount mounts v at mountpoint and starts serving it; it returns once the
 // kernel has the mount. Wait on the server, and Unmount it, to stop.
 func Mount(v *vfs.VFS, mountpoint string, o Options) (*gofuse.Server, error) {
+	srv, err := gofuse.NewServer(newLoggedFS(NewFS(v)), mountpoint, mountOptions(o))
+	if err != nil {
+		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
+	}
+	go srv.Serve()
+	if err := srv.WaitMount(); err != nil {
+		_ = srv.Unmount()
+		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
+	}
+	if o.ReadAhead >= 0 {
+		ra := o.ReadAhead
+		if ra == 0 {
+			ra = defaultReadAhead
+		}
+		if err := setReadAhead(mountpoint, ra); err != nil {
+			slog.Debug("kernel readahead left at its default", "mountpoint", mountpoint, "err", err)
+		}
+	}
+	return srv, nil
+}
+
+// mountOptions are go-fuse's options for a mount of o: the kernel's
+// options and the protocol's settings every cairn mount shares.
+func mountOptions(o Options) *gofuse.MountOptions {
 	opts := &gofuse.MountOptions{
 		FsName:               o.FsName,
 		Name:                 "cairn",
@@ -75,25 +99,7 @@ func Mount(v *vfs.VFS, mountpoint string, o Options) (*gofuse.Server, error) {
 		opts.ExtraCapabilities |= gofuse.CAP_WRITEBACK_CACHE
 	}
 	opts.Options = append(opts.Options, o.Extra...)
-	srv, err := gofuse.NewServer(newLoggedFS(NewFS(v)), mountpoint, opts)
-	if err != nil {
-		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
-	}
-	go srv.Serve()
-	if err := srv.WaitMount(); err != nil {
-		_ = srv.Unmount()
-		return nil, fmt.Errorf("mount %s: %w", mountpoint, err)
-	}
-	if o.ReadAhead >= 0 {
-		ra := o.ReadAhead
-		if ra == 0 {
-			ra = defaultReadAhead
-		}
-		if err := setReadAhead(mountpoint, ra); err != nil {
-			slog.Debug("kernel readahead left at its default", "mountpoint", mountpoint, "err", err)
-		}
-	}
-	return srv, nil
+	return opts
 }
 
 // defaultReadAhead lets the kernel keep several requests of a sequential
