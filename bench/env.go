@@ -28,6 +28,8 @@ type Env struct {
 	// much else was running.
 	LoadStart string `json:"load_start"`
 	LoadEnd   string `json:"load_end,omitempty"`
+	// CPUIdle is how an idle CPU waits (see IdleCPUs), when known.
+	CPUIdle string `json:"cpu_idle,omitempty"`
 }
 
 // LoadAverage returns the 1, 5 and 15 minute load averages, or "".
@@ -48,6 +50,7 @@ func Machine() Env {
 	e := Env{Date: time.Now().UTC(), CPUs: runtime.NumCPU(), Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH}
 	e.Host, _ = os.Hostname()
 	e.LoadStart = LoadAverage()
+	e.CPUIdle, _ = IdleCPUs("/sys")
 	e.CPU = procField("/proc/cpuinfo", "model name")
 	if kb := procField("/proc/meminfo", "MemTotal"); kb != "" {
 		var n float64
@@ -79,6 +82,32 @@ func utsString(b []int8) string {
 		sb.WriteByte(byte(c))
 	}
 	return sb.String()
+}
+
+// IdleCPUs says how this machine's idle CPUs wait, read from sysfs at sys
+// ("/sys"): the cpuidle driver, and for a virtual machine's haltpoll
+// driver how long a CPU polls before it halts. halts is true when they
+// halt at once (haltpoll with guest_halt_poll_ns 0): waking a halted
+// virtual CPU costs the hypervisor tens of microseconds, and an operation
+// through a FUSE mount, which puts the caller and the mount to sleep while
+// the database works, pays several such wake-ups.
+func IdleCPUs(sys string) (desc string, halts bool) {
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join(sys, p))
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+	driver := read("devices/system/cpu/cpuidle/current_driver")
+	if driver != "haltpoll" {
+		return driver, false
+	}
+	poll := read("module/haltpoll/parameters/guest_halt_poll_ns")
+	if poll == "" {
+		return driver, false
+	}
+	return driver + ", guest_halt_poll_ns=" + poll, poll == "0"
 }
 
 // procField returns the value of the first "key: value" line of a /proc

@@ -8,8 +8,11 @@
 # the control channel) and the teardown.
 # Usage: scripts/bench-floor.sh [WORKDIR] [cairn bench flags...]
 # ENGINES="sqlite3 redis postgres" (default; mysql, etcd, badger too) picks the engines; a built
-# cairn is CAIRN=path (default ./cairn or cairn on PATH).
+# cairn is CAIRN=path (default ./cairn or cairn on PATH); PIN="taskset -c 0"
+# runs the mount and the benchmark's tasks on the CPUs it names (the
+# servers stay where the system puts them), to see what placement costs.
 set -euo pipefail
+PIN=${PIN:-}
 W=${1:-/var/tmp/cairn-bench-floor}; shift || true
 B=$(realpath "${CAIRN:-$(command -v ./cairn || command -v cairn)}")
 PORT=${PORT:-19300}
@@ -34,9 +37,9 @@ bench() { # bench ENGINE META-URL [cairn bench flags...]
 	shift 2
 	mkdir -p "$d/mnt"
 	"$B" format "$url" "floor-$e" --bucket "$d/blocks" --trash-days 0 >/dev/null # unlink as the floor counts it, not a move into the trash
-	"$B" mount "$url" "$d/mnt" -d --cache-dir "$d/cache" --log "$d/mount.log"
+	$PIN "$B" mount "$url" "$d/mnt" -d --cache-dir "$d/cache" --log "$d/mount.log"
 	echo "== $e (load $(cut -d' ' -f1-3 /proc/loadavg))"
-	"$B" bench "$d/mnt" --floor "$@"
+	$PIN "$B" bench "$d/mnt" --floor "$@"
 	"$B" umount "$d/mnt"
 }
 

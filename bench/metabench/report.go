@@ -65,6 +65,9 @@ func (r *Report) WriteMarkdown(w io.Writer, charts map[string]string) error {
 	if env.LoadStart != "" {
 		fmt.Fprintf(&b, "Load average (1, 5, 15 min) at the start %s, at the end %s: the higher above the CPU count, the more other work shared the machine and the noisier the figures.\n\n", env.LoadStart, orUnknown(env.LoadEnd))
 	}
+	if env.CPUIdle != "" {
+		fmt.Fprintf(&b, "Idle CPUs: %s.\n\n", env.CPUIdle)
+	}
 	runs := "once"
 	if r.Count > 1 {
 		runs = fmt.Sprintf("%d times, all operations in turn, on the same volume (later runs find the files of earlier ones), and the median is shown", r.Count)

@@ -1,0 +1,43 @@
+package bench
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestIdleCPUs(t *testing.T) {
+	for _, c := range []struct {
+		name, driver, poll string
+		desc               string
+		halts              bool
+	}{
+		{"guest halting at once", "haltpoll", "0", "haltpoll, guest_halt_poll_ns=0", true},
+		{"guest polling first", "haltpoll", "200000", "haltpoll, guest_halt_poll_ns=200000", false},
+		{"haltpoll without its parameters", "haltpoll", "", "haltpoll", false},
+		{"bare metal", "intel_idle", "", "intel_idle", false},
+		{"no cpuidle", "", "", "", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sys := t.TempDir()
+			write := func(p, v string) {
+				if v == "" {
+					return
+				}
+				p = filepath.Join(sys, p)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(v+"\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write("devices/system/cpu/cpuidle/current_driver", c.driver)
+			write("module/haltpoll/parameters/guest_halt_poll_ns", c.poll)
+			desc, halts := IdleCPUs(sys)
+			if desc != c.desc || halts != c.halts {
+				t.Errorf("IdleCPUs = %q, %v; want %q, %v", desc, halts, c.desc, c.halts)
+			}
+		})
+	}
+}
