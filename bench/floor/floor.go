@@ -141,7 +141,7 @@ func Run(ctx context.Context, cfg Config, progress phase.Reporter) (*Result, err
 		"µs: mean time of one operation as each task sees it; floor: one durable write (mutations) or one read (look-ups) of the same database, probed with as many tasks at once right after the operation's phase, or for readdir the engine's own listing of the same directory with attributes (listing); ×floor: µs over floor",
 		"rtt: engine round trips per operation and fuse: FUSE requests per operation, from the mount's .stats (the mount's background work, such as heartbeats, is counted too)")
 	if idle, halts := bench.IdleCPUs("/sys"); halts {
-		res.Notes = append(res.Notes, "this machine's idle CPUs halt without polling first ("+idle+"): waking one costs tens of µs, and an operation through the mount, which waits on the database with the caller and the mount asleep, pays several; the floor's probes, sent back to back, pay few (README: \"Idle CPUs that halt\")")
+		res.Notes = append(res.Notes, "this machine's idle CPUs halt without polling first ("+idle+"): waking one costs tens of µs, and an operation through the mount, which waits on the database with the caller and the mount asleep, pays several; the floor's probes, sent back to back, pay few (README, \"…and idle CPUs that halt\")")
 	}
 	return res, nil
 }
