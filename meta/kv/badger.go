@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 
 	"github.com/dgraph-io/badger/v4"
@@ -14,10 +15,18 @@ import (
 // BadgerStore is an embedded BadgerDB in one directory. Only one process
 // may open a directory at a time: a second one gets an error naming the
 // holder (see dirLock). Commits are synced to disk before they return
-// unless NoSync was asked for.
+// unless NoSync was asked for: by syncing Badger's write-ahead logs only
+// (walSyncer) while every value stays below Badger's ValueThreshold, and
+// by Badger's own SyncWrites from the first larger value on.
 type BadgerStore struct {
+	// mu is held for reading by every transaction and snapshot, for
+	// writing by the switch to SyncWrites, which opens db again.
+	mu   sync.RWMutex
 	db   *badger.DB
 	opts badger.Options // what db was opened with, outside a load
+	// wal, when not nil, makes each commit durable (Badger runs without
+	// SyncWrites); nil with NoSync or once Badger syncs itself.
+	wal  *walSyncer
 	lock *dirLock
 	txns atomic.Uint64
 }
@@ -36,7 +45,7 @@ func OpenBadger(dir string, o BadgerOptions) (*BadgerStore, error) {
 		return nil, err
 	}
 	opts := badger.DefaultOptions(dir).
-		WithSyncWrites(!o.NoSync).
+		WithSyncWrites(false).
 		WithLogger(nil).
 		WithMemTableSize(16 << 20).
 		WithNumMemtables(2).
@@ -52,7 +61,11 @@ func OpenBadger(dir string, o BadgerOptions) (*BadgerStore, error) {
 		lock.release()
 		return nil, fmt.Errorf("open badger directory %s: %w", dir, err)
 	}
-	return &BadgerStore{db: db, opts: opts, lock: lock}, nil
+	s := &BadgerStore{db: db, opts: opts, lock: lock}
+	if !o.NoSync {
+		s.wal = newWALSyncer(dir, func() error { return s.db.Sync() })
+	}
+	return s, nil
 }
 
 // reopen closes the database and opens it again with opts, keeping the
@@ -79,6 +92,11 @@ func (s *BadgerStore) Name() string       { return "badger" }
 func (s *BadgerStore) RoundTrips() uint64 { return s.txns.Load() }
 
 func (s *BadgerStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wal != nil {
+		s.wal.close()
+	}
 	err := s.db.Close()
 	s.lock.release()
 	return err
@@ -89,9 +107,16 @@ func (s *BadgerStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
 		return err
 	}
 	s.txns.Add(1)
+	s.mu.RLock()
+	locked := true
+	defer func() {
+		if locked {
+			s.mu.RUnlock()
+		}
+	}()
 	txn := s.db.NewTransaction(true)
 	defer txn.Discard()
-	tx := &badgerTx{txn: txn}
+	tx := &badgerTx{txn: txn, big: s.opts.ValueThreshold}
 	if err := fn(tx); err != nil {
 		return err
 	}
@@ -101,6 +126,19 @@ func (s *BadgerStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
 	if !tx.wrote {
 		return nil
 	}
+	if tx.wroteBig && s.wal != nil {
+		// Badger writes such a value to its value log before the entry
+		// that points at it, and only its own SyncWrites syncs the one
+		// before the other is written. The switch closes the database,
+		// which waits for this transaction to end.
+		txn.Discard()
+		s.mu.RUnlock()
+		locked = false
+		if err := s.syncEveryCommit(); err != nil {
+			return err
+		}
+		return fmt.Errorf("badger: switched to syncing every commit for a value of %d bytes or more: %w", s.opts.ValueThreshold, ErrTxnConflict)
+	}
 	err := txn.Commit()
 	if errors.Is(err, badger.ErrConflict) {
 		return fmt.Errorf("badger: %w", ErrTxnConflict)
@@ -108,6 +146,27 @@ func (s *BadgerStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("badger commit: %w", err)
 	}
+	if s.wal != nil {
+		return s.wal.sync()
+	}
+	return nil
+}
+
+// syncEveryCommit opens the database again with Badger's SyncWrites, for
+// the rest of this store's life: once no transaction or snapshot is open
+// (a dump running holds it back until it ends).
+func (s *BadgerStore) syncEveryCommit() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wal == nil {
+		return nil
+	}
+	opts := s.opts.WithSyncWrites(true)
+	if err := s.reopen(opts); err != nil {
+		return err
+	}
+	s.wal.close()
+	s.opts, s.wal = opts, nil
 	return nil
 }
 
@@ -117,6 +176,10 @@ type badgerTx struct {
 	txn   *badger.Txn
 	err   error // first write error, reported at commit
 	wrote bool
+	// big is the size from which Badger puts a value in its value log
+	// (ValueThreshold); wroteBig says a Put wrote one.
+	big      int64
+	wroteBig bool
 }
 
 func (t *badgerTx) Get(key []byte) ([]byte, error) {
@@ -200,6 +263,9 @@ const scanBlockBytes = 64 << 10
 
 func (t *badgerTx) Put(key, value []byte) {
 	t.wrote = true
+	if t.big > 0 && int64(len(value)) >= t.big {
+		t.wroteBig = true
+	}
 	if err := t.txn.Set(key, value); err != nil && t.err == nil {
 		t.err = fmt.Errorf("badger: %w", err)
 	}

@@ -37,6 +37,8 @@ func (s *BadgerStore) Snapshot(ctx context.Context, fn func(tx Tx) error) error 
 		return err
 	}
 	s.txns.Add(1)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
 	var wrote error

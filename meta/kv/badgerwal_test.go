@@ -1,0 +1,231 @@
+package kv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestWALSyncerGroupCommit: callers that arrive while a sync runs share
+// the next one, and none returns before a sync that started after it
+// was called has ended.
+func TestWALSyncerGroupCommit(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	syncs := 0
+	w := newWALSyncer(t.TempDir(), func() error { // no *.mem file: the fallback is the sync
+		mu.Lock()
+		syncs++
+		n := syncs
+		mu.Unlock()
+		if n == 1 {
+			<-release
+		}
+		return nil
+	})
+	first := make(chan error, 1)
+	go func() { first <- w.sync() }()
+	waitFor(t, "the first sync to start", func() bool { w.mu.Lock(); defer w.mu.Unlock(); return w.running })
+	later := make(chan error, 3)
+	for range 3 {
+		go func() { later <- w.sync() }()
+	}
+	waitFor(t, "three callers to wait", func() bool { w.mu.Lock(); defer w.mu.Unlock(); return w.waiting == 3 })
+	select {
+	case err := <-later:
+		t.Fatalf("a caller returned (%v) while the sync that started before it still ran", err)
+	default:
+	}
+	close(release)
+	for _, c := range []chan error{first, later, later, later} {
+		if err := <-c; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if syncs != 2 {
+		t.Fatalf("%d syncs for a caller and three that came during its sync, want 2", syncs)
+	}
+}
+
+// TestWALSyncerLogs: the directory's *.mem files are opened, those gone
+// are dropped, a failure sticks.
+func TestWALSyncerLogs(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"00001.mem", "00002.mem", "00001.vlog", "MANIFEST"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fallbacks := 0
+	fail := error(nil)
+	w := newWALSyncer(dir, func() error { fallbacks++; return fail })
+	defer w.close()
+	if err := w.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.files) != 2 || w.files["00001.mem"] == nil || w.files["00002.mem"] == nil {
+		t.Fatalf("syncs %v, want the two .mem files", keysOf(w.files))
+	}
+	if err := os.Remove(filepath.Join(dir, "00001.mem")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.sync(); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.files) != 1 || w.files["00002.mem"] == nil {
+		t.Fatalf("after 00001.mem went, syncs %v", keysOf(w.files))
+	}
+	if fallbacks != 0 {
+		t.Fatalf("the whole database was synced %d times with logs to sync", fallbacks)
+	}
+	if err := os.Remove(filepath.Join(dir, "00002.mem")); err != nil {
+		t.Fatal(err)
+	}
+	fail = errors.New("disk gone")
+	if err := w.sync(); err == nil || fallbacks != 1 {
+		t.Fatalf("with no log left: %v after %d whole syncs, want the whole sync's failure", err, fallbacks)
+	}
+	fail = nil
+	if err := w.sync(); err == nil || !strings.Contains(err.Error(), "disk gone") {
+		t.Fatalf("a sync after a failed one: %v, want the failure again", err)
+	}
+}
+
+// TestBadgerBigValueSyncsEveryCommit: the first value Badger would put
+// in its value log makes the store sync as Badger does (SyncWrites) for
+// the rest of its life; the transaction that wrote it runs again and
+// commits, and what it wrote is there after the store is opened again.
+func TestBadgerBigValueSyncsEveryCommit(t *testing.T) {
+	dir := t.TempDir()
+	s, put := openBadgerPut(t, dir)
+	ctx := context.Background()
+	if err := put("small", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if s.wal == nil || s.opts.SyncWrites {
+		t.Fatal("a store of small values does not sync its logs itself")
+	}
+	big := make([]byte, s.opts.ValueThreshold)
+	big[0] = 'b'
+	if err := put("big", big); !errors.Is(err, ErrTxnConflict) {
+		t.Fatalf("the first big value: %v, want a conflict (run again)", err)
+	}
+	if s.wal != nil || !s.opts.SyncWrites || !s.db.Opts().SyncWrites {
+		t.Fatal("after a big value the store still syncs its logs itself")
+	}
+	if err := put("big", big); err != nil {
+		t.Fatal(err)
+	}
+	if err := put("small2", []byte("w")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = openBadgerPut(t, dir)
+	defer s.Close()
+	for key, want := range map[string]int{"small": 1, "big": len(big), "small2": 1} {
+		var got []byte
+		if err := s.Txn(ctx, func(tx Tx) (err error) { got, err = tx.Get([]byte(key)); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != want {
+			t.Fatalf("%s holds %d bytes, want %d", key, len(got), want)
+		}
+	}
+}
+
+// openBadgerPut opens a store in dir and returns it with a function that
+// puts one key in one transaction.
+func openBadgerPut(t *testing.T, dir string) (*BadgerStore, func(key string, value []byte) error) {
+	t.Helper()
+	s, err := OpenBadger(dir, BadgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, func(key string, value []byte) error {
+		return s.Txn(context.Background(), func(tx Tx) error { tx.Put([]byte(key), value); return nil })
+	}
+}
+
+func keysOf(m map[string]*os.File) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// TestBadgerSwitchUnderWriters: the switch to SyncWrites while other
+// goroutines commit loses none of their commits and blocks none of them
+// for good.
+func TestBadgerSwitchUnderWriters(t *testing.T) {
+	dir := t.TempDir()
+	s, once := openBadgerPut(t, dir)
+	ctx := context.Background()
+	put := func(key string, value []byte) error {
+		for {
+			if err := once(key, value); !errors.Is(err, ErrTxnConflict) {
+				return err
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 5)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				if err := put(fmt.Sprintf("w%d-%d", w, i), []byte("v")); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		time.Sleep(5 * time.Millisecond)
+		if err := put("big", make([]byte, s.opts.ValueThreshold)); err != nil {
+			errs <- err
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, _ = openBadgerPut(t, dir)
+	defer s.Close()
+	n := 0
+	if err := s.Txn(ctx, func(tx Tx) error {
+		kvs, err := tx.Scan([]byte("w"), []byte("x"), 0)
+		n = len(kvs)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 800 {
+		t.Fatalf("%d of 800 commits made around the switch are there", n)
+	}
+}
