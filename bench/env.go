@@ -85,12 +85,12 @@ func utsString(b []int8) string {
 }
 
 // IdleCPUs says how this machine's idle CPUs wait, read from sysfs at sys
-// ("/sys"): the cpuidle driver, and for a virtual machine's haltpoll
-// driver how long a CPU polls before it halts. halts is true when they
-// halt at once (haltpoll with guest_halt_poll_ns 0): waking a halted
-// virtual CPU costs the hypervisor tens of microseconds, and an operation
-// through a FUSE mount, which puts the caller and the mount to sleep while
-// the database works, pays several such wake-ups.
+// ("/sys"): the cpuidle driver and governor, and for a virtual machine's
+// haltpoll governor how long a CPU polls before it halts. halts is true
+// when they halt at once (haltpoll with guest_halt_poll_ns 0): waking a
+// halted virtual CPU costs the hypervisor tens of microseconds, and an
+// operation through a FUSE mount, which puts the caller and the mount to
+// sleep while the database works, pays several such wake-ups.
 func IdleCPUs(sys string) (desc string, halts bool) {
 	read := func(p string) string {
 		b, err := os.ReadFile(filepath.Join(sys, p))
@@ -99,15 +99,24 @@ func IdleCPUs(sys string) (desc string, halts bool) {
 		}
 		return strings.TrimSpace(string(b))
 	}
-	driver := read("devices/system/cpu/cpuidle/current_driver")
-	if driver != "haltpoll" {
-		return driver, false
+	const idle = "devices/system/cpu/cpuidle/"
+	driver := read(idle + "current_driver")
+	governor := read(idle + "current_governor")
+	if governor == "" {
+		governor = read(idle + "current_governor_ro")
+	}
+	desc = driver
+	if governor != "" && governor != driver {
+		desc += ", governor " + governor
+	}
+	if governor != "haltpoll" {
+		return desc, false
 	}
 	poll := read("module/haltpoll/parameters/guest_halt_poll_ns")
 	if poll == "" {
-		return driver, false
+		return desc, false
 	}
-	return driver + ", guest_halt_poll_ns=" + poll, poll == "0"
+	return desc + ", guest_halt_poll_ns=" + poll, poll == "0"
 }
 
 // procField returns the value of the first "key: value" line of a /proc

@@ -8,15 +8,16 @@ import (
 
 func TestIdleCPUs(t *testing.T) {
 	for _, c := range []struct {
-		name, driver, poll string
-		desc               string
-		halts              bool
+		name, driver, governor, poll string
+		desc                         string
+		halts                        bool
 	}{
-		{"guest halting at once", "haltpoll", "0", "haltpoll, guest_halt_poll_ns=0", true},
-		{"guest polling first", "haltpoll", "200000", "haltpoll, guest_halt_poll_ns=200000", false},
-		{"haltpoll without its parameters", "haltpoll", "", "haltpoll", false},
-		{"bare metal", "intel_idle", "", "intel_idle", false},
-		{"no cpuidle", "", "", "", false},
+		{"guest halting at once", "haltpoll", "haltpoll", "0", "haltpoll, guest_halt_poll_ns=0", true},
+		{"guest polling first", "haltpoll", "haltpoll", "200000", "haltpoll, guest_halt_poll_ns=200000", false},
+		{"haltpoll driver, another governor", "haltpoll", "menu", "0", "haltpoll, governor menu", false},
+		{"haltpoll without its parameters", "haltpoll", "haltpoll", "", "haltpoll", false},
+		{"bare metal", "intel_idle", "menu", "", "intel_idle, governor menu", false},
+		{"no cpuidle", "", "", "", "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sys := t.TempDir()
@@ -33,6 +34,7 @@ func TestIdleCPUs(t *testing.T) {
 				}
 			}
 			write("devices/system/cpu/cpuidle/current_driver", c.driver)
+			write("devices/system/cpu/cpuidle/current_governor", c.governor)
 			write("module/haltpoll/parameters/guest_halt_poll_ns", c.poll)
 			desc, halts := IdleCPUs(sys)
 			if desc != c.desc || halts != c.halts {

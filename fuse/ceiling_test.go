@@ -64,6 +64,7 @@ func BenchmarkCeiling(b *testing.B) {
 		},
 		"etcd": func() string { return testenv.Etcd(b).URL("ceiling") },
 	}
+	requireFUSE(b) // before any server starts
 	names := strings.Fields(os.Getenv("CAIRN_CEILING_ENGINES"))
 	if len(names) == 0 {
 		names = []string{"sqlite3", "badger", "redis", "postgres", "mysql", "etcd"}
@@ -192,6 +193,7 @@ func each(b *testing.B, names []string, op func(string) error) {
 // mountCeiling mounts a ceilingFS with cairn's mount options and returns
 // its directory.
 func mountCeiling(b *testing.B, db meta.FloorProber) string {
+	b.Helper()
 	dir := b.TempDir()
 	fs := &ceilingFS{RawFileSystem: gofuse.NewDefaultRawFileSystem(), db: db, names: map[string]uint64{}}
 	srv, err := gofuse.NewServer(fs, dir, mountOptions(Options{FsName: "ceiling", DefaultPermissions: true}))

@@ -38,12 +38,7 @@ func newVolume(t testing.TB) string {
 // blocks in a directory of the test's own, and returns metaURL.
 func formatVolume(t testing.TB, metaURL string) string {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		testenv.Missing(t, "FUSE tests need root")
-	}
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		testenv.Missing(t, "no /dev/fuse: %v", err)
-	}
+	requireFUSE(t)
 	f := testFormat
 	f.Bucket = filepath.Join(t.TempDir(), "blocks")
 	v, err := volume.OpenMeta(context.Background(), metaURL, volume.Options{Create: &f})
@@ -54,6 +49,17 @@ func formatVolume(t testing.TB, metaURL string) string {
 		t.Fatal(err)
 	}
 	return metaURL
+}
+
+// requireFUSE skips (fails in CI) where FUSE cannot be mounted.
+func requireFUSE(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		testenv.Missing(t, "FUSE tests need root")
+	}
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		testenv.Missing(t, "no /dev/fuse: %v", err)
+	}
 }
 
 var testFormat = meta.Format{Name: "t", UUID: "u", Storage: "file", BlockSize: 64 << 10, Compression: "lz4", Version: meta.FormatVersion}

@@ -72,8 +72,13 @@ func OpenBadger(dir string, o BadgerOptions) (*BadgerStore, error) {
 // directory's lock. What the closed database held (its memtable, caches
 // and the table builders' allocators) is given back to the system before
 // the open allocates its own. If the open fails, the store is left
-// closed: every later call fails.
+// closed: every later call fails. Call it with s.mu held.
 func (s *BadgerStore) reopen(opts badger.Options) error {
+	if s.wal != nil {
+		// Badger may give the new database's logs the names of the old
+		// ones it deleted.
+		s.wal.close()
+	}
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("close badger directory %s: %w", opts.Dir, err)
 	}
@@ -129,15 +134,16 @@ func (s *BadgerStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
 	if tx.wroteBig && s.wal != nil {
 		// Badger writes such a value to its value log before the entry
 		// that points at it, and only its own SyncWrites syncs the one
-		// before the other is written. The switch closes the database,
-		// which waits for this transaction to end.
+		// before the other is written. The switch waits for the read
+		// lock, so this transaction ends first.
 		txn.Discard()
+		big := s.opts.ValueThreshold
 		s.mu.RUnlock()
 		locked = false
 		if err := s.syncEveryCommit(); err != nil {
 			return err
 		}
-		return fmt.Errorf("badger: switched to syncing every commit for a value of %d bytes or more: %w", s.opts.ValueThreshold, ErrTxnConflict)
+		return fmt.Errorf("badger: switched to syncing every commit for a value of %d bytes or more: %w", big, ErrTxnConflict)
 	}
 	err := txn.Commit()
 	if errors.Is(err, badger.ErrConflict) {
@@ -154,7 +160,8 @@ func (s *BadgerStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
 
 // syncEveryCommit opens the database again with Badger's SyncWrites, for
 // the rest of this store's life: once no transaction or snapshot is open
-// (a dump running holds it back until it ends).
+// (a dump running holds it back until it ends, and with it every new
+// transaction).
 func (s *BadgerStore) syncEveryCommit() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -165,7 +172,6 @@ func (s *BadgerStore) syncEveryCommit() error {
 	if err := s.reopen(opts); err != nil {
 		return err
 	}
-	s.wal.close()
 	s.opts, s.wal = opts, nil
 	return nil
 }

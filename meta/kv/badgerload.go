@@ -71,6 +71,8 @@ func (s *BadgerStore) startLoad() error {
 	if err := s.checkEmpty(); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.reopen(loadOptions(s.opts))
 }
 
@@ -79,7 +81,9 @@ func (s *BadgerStore) startLoad() error {
 // reads every table's index, which maps in about a tenth of the tables:
 // those pages are dropped after.
 func (s *BadgerStore) endLoad() error {
+	s.mu.Lock()
 	err := s.reopen(s.opts)
+	s.mu.Unlock()
 	newMappedTables(s.opts.Dir).release()
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -53,47 +54,112 @@ func TestWALSyncerGroupCommit(t *testing.T) {
 	}
 }
 
-// TestWALSyncerLogs: the directory's *.mem files are opened, those gone
-// are dropped, a failure sticks.
+// TestWALSyncerLogs: the directory's NNNNN.mem files are synced oldest
+// first, a new one is found, one deleted is dropped, one whose name came
+// back (Badger opened anew) is the new file; a failed listing is returned
+// and the next sync tries again; a failed write sticks.
 func TestWALSyncerLogs(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"00001.mem", "00002.mem", "00001.vlog", "MANIFEST"} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
+	write := func(names ...string) {
+		for _, name := range names {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	write("00002.mem", "00001.mem", "00001.vlog", "MANIFEST", "x.mem")
 	fallbacks := 0
-	fail := error(nil)
-	w := newWALSyncer(dir, func() error { fallbacks++; return fail })
+	w := newWALSyncer(dir, func() error { fallbacks++; return nil })
 	defer w.close()
-	if err := w.sync(); err != nil {
-		t.Fatal(err)
+	var synced []string
+	var failWrite error
+	w.datasync = func(f *os.File) error {
+		want, err := os.Stat(f.Name())
+		got, ferr := f.Stat()
+		if err != nil || ferr != nil || !os.SameFile(want, got) {
+			t.Errorf("synced %s, which is not the file of that name (%v, %v)", f.Name(), err, ferr)
+		}
+		synced = append(synced, filepath.Base(f.Name()))
+		return failWrite
 	}
-	if len(w.files) != 2 || w.files["00001.mem"] == nil || w.files["00002.mem"] == nil {
-		t.Fatalf("syncs %v, want the two .mem files", keysOf(w.files))
+	syncs := func(want ...string) {
+		t.Helper()
+		synced = nil
+		if err := w.sync(); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(synced, " ") != strings.Join(want, " ") {
+			t.Fatalf("synced %v, want %v", synced, want)
+		}
 	}
+	syncs("00001.mem", "00002.mem")
+	write("00003.mem")
+	syncs("00001.mem", "00002.mem", "00003.mem")
 	if err := os.Remove(filepath.Join(dir, "00001.mem")); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.sync(); err != nil {
-		t.Fatal(err)
+	syncs("00002.mem", "00003.mem")
+	for _, name := range []string{"00002.mem", "00003.mem"} { // Badger opened anew
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if len(w.files) != 1 || w.files["00002.mem"] == nil {
-		t.Fatalf("after 00001.mem went, syncs %v", keysOf(w.files))
-	}
+	write("00002.mem")
+	syncs("00002.mem")
 	if fallbacks != 0 {
 		t.Fatalf("the whole database was synced %d times with logs to sync", fallbacks)
 	}
-	if err := os.Remove(filepath.Join(dir, "00002.mem")); err != nil {
+
+	w2 := newWALSyncer(filepath.Join(dir, "missing"), func() error { return nil })
+	if err := w2.sync(); err == nil {
+		t.Fatal("a sync of a missing directory succeeded")
+	}
+	if err := os.Mkdir(w2.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	fail = errors.New("disk gone")
-	if err := w.sync(); err == nil || fallbacks != 1 {
-		t.Fatalf("with no log left: %v after %d whole syncs, want the whole sync's failure", err, fallbacks)
+	if err := w2.sync(); err != nil {
+		t.Fatalf("the sync after a failed listing: %v", err)
 	}
-	fail = nil
+
+	failWrite = errors.New("disk gone")
+	if err := w.sync(); err == nil {
+		t.Fatal("a failed write was not reported")
+	}
+	failWrite = nil
 	if err := w.sync(); err == nil || !strings.Contains(err.Error(), "disk gone") {
-		t.Fatalf("a sync after a failed one: %v, want the failure again", err)
+		t.Fatalf("a sync after a failed write: %v, want the failure again", err)
+	}
+}
+
+// TestBadgerWALAfterLoad: the logs a load's reopening leaves are the ones
+// synced after it, not the deleted ones whose names they took.
+func TestBadgerWALAfterLoad(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := openBadgerPut(t, dir)
+	defer s.Close()
+	ctx := context.Background()
+	// A commit that leaves the store empty, so that a load may start.
+	if err := s.Txn(ctx, func(tx Tx) error { tx.Delete([]byte("none")); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.startLoad(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.endLoad(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Txn(ctx, func(tx Tx) error { tx.Put([]byte("k"), []byte("v")); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.wal.logs) == 0 {
+		t.Fatal("no log synced after the load")
+	}
+	for _, l := range s.wal.logs {
+		want, err := os.Stat(l.file.Name())
+		got, ferr := l.file.Stat()
+		if err != nil || ferr != nil || !os.SameFile(want, got) {
+			t.Fatalf("after a load the store syncs %s, not the file of that name (%v, %v)", l.file.Name(), err, ferr)
+		}
 	}
 }
 
@@ -154,14 +220,6 @@ func openBadgerPut(t *testing.T, dir string) (*BadgerStore, func(key string, val
 	}
 }
 
-func keysOf(m map[string]*os.File) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	return ks
-}
-
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
@@ -187,6 +245,7 @@ func TestBadgerSwitchUnderWriters(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 5)
+	var commits, atSwitch, afterSwitch atomic.Int64
 	for w := range 4 {
 		wg.Add(1)
 		go func() {
@@ -196,16 +255,21 @@ func TestBadgerSwitchUnderWriters(t *testing.T) {
 					errs <- err
 					return
 				}
+				commits.Add(1)
 			}
 		}()
 	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		time.Sleep(5 * time.Millisecond)
+		for commits.Load() < 100 {
+			time.Sleep(100 * time.Microsecond)
+		}
+		atSwitch.Store(commits.Load())
 		if err := put("big", make([]byte, s.opts.ValueThreshold)); err != nil {
 			errs <- err
 		}
+		afterSwitch.Store(commits.Load())
 	}()
 	wg.Wait()
 	close(errs)
@@ -228,4 +292,8 @@ func TestBadgerSwitchUnderWriters(t *testing.T) {
 	if n != 800 {
 		t.Fatalf("%d of 800 commits made around the switch are there", n)
 	}
+	if afterSwitch.Load() == 800 && atSwitch.Load() == 800 {
+		t.Fatal("the writers ended before the switch")
+	}
+	t.Logf("the switch began after %d commits and ended after %d", atSwitch.Load(), afterSwitch.Load())
 }
