@@ -236,8 +236,12 @@ func (t *badgerTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 	defer it.Close()
 	var out []KeyValue
 	// The pairs' bytes are copied into shared blocks, not one allocation
-	// each: a dump scans every key of the volume.
+	// each: a dump scans every key of the volume. The first block is
+	// small, since most scans read a few pairs (an rmdir's check that a
+	// directory is empty reads two or three), and each next one is twice
+	// as big, up to scanBlockBytes.
 	var block []byte
+	next := scanFirstBlock
 	for it.Seek(begin); it.Valid(); it.Next() {
 		item := it.Item()
 		key := item.Key()
@@ -247,7 +251,8 @@ func (t *badgerTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 		err := item.Value(func(v []byte) error {
 			n := len(key) + len(v)
 			if cap(block)-len(block) < n {
-				block = make([]byte, 0, max(n, scanBlockBytes))
+				block = make([]byte, 0, max(n, next))
+				next = min(2*next, scanBlockBytes)
 			}
 			start := len(block)
 			block = append(append(block, key...), v...)
@@ -264,8 +269,12 @@ func (t *badgerTx) Scan(begin, end []byte, limit int) ([]KeyValue, error) {
 	return out, nil
 }
 
-// scanBlockBytes is the size of the blocks Scan copies pairs into.
-const scanBlockBytes = 64 << 10
+// scanFirstBlock and scanBlockBytes are the sizes of the first and the
+// largest blocks Scan copies pairs into.
+const (
+	scanFirstBlock = 1 << 10
+	scanBlockBytes = 64 << 10
+)
 
 func (t *badgerTx) Put(key, value []byte) {
 	t.wrote = true

@@ -1,11 +1,14 @@
 package kv
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -97,3 +100,79 @@ func TestBadgerReopen(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// Scan copies pairs into blocks that grow from scanFirstBlock: a long
+// scan's pairs come back whole and in order across many blocks (and a pair
+// larger than the largest block gets a block of its own), while a scan of
+// a few pairs, as an rmdir's check that a directory is empty, allocates
+// far less than one largest block (it allocated 64 KiB each before).
+func TestBadgerScanBlocks(t *testing.T) {
+	s, err := OpenBadger(t.TempDir(), BadgerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	value := func(i int) []byte {
+		n := (i * 37) % 300
+		if i == 1234 {
+			n = scanBlockBytes + 100
+		}
+		return []byte(strings.Repeat(string(rune('a'+i%26)), n))
+	}
+	const pairs = 3000
+	err = s.Txn(ctx, func(tx Tx) error {
+		for i := range pairs {
+			tx.Put([]byte(fmt.Sprintf("p%05d", i)), value(i))
+		}
+		tx.Put([]byte("q"), []byte("short"))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{0, 1, 700} {
+		var kvs []KeyValue
+		err := s.Txn(ctx, func(tx Tx) error {
+			var err error
+			kvs, err = tx.Scan([]byte("p"), []byte("q"), limit)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := pairs
+		if limit > 0 {
+			want = limit
+		}
+		if len(kvs) != want {
+			t.Fatalf("limit %d: %d pairs, want %d", limit, len(kvs), want)
+		}
+		for i, kv := range kvs {
+			if string(kv.Key) != fmt.Sprintf("p%05d", i) || !bytes.Equal(kv.Value, value(i)) {
+				t.Fatalf("limit %d: pair %d is %q = %d bytes, want p%05d = %d bytes", limit, i, kv.Key, len(kv.Value), i, len(value(i)))
+			}
+		}
+	}
+	const scans = 200
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	err = s.Txn(ctx, func(tx Tx) error {
+		for range scans {
+			kvs, err := tx.Scan([]byte("q"), []byte("r"), 0)
+			if err != nil || len(kvs) != 1 {
+				return fmt.Errorf("scan of q: %v, %v", kvs, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / scans; per >= scanBlockBytes/2 {
+		t.Fatalf("a scan of one short pair allocated %d bytes", per)
+	} else {
+		t.Logf("a scan of one short pair allocated %d bytes", per)
+	}
+}
