@@ -156,9 +156,9 @@ func (c *attrCache) endChange(dir Ino, derive func(Attr) Attr) {
 type entryCache struct {
 	mu sync.Mutex
 	m  map[entryKey]cachedEntry
-	// empty holds directories this client made, until the time their
-	// names may be taken as missing (see madeEmpty).
-	empty map[Ino]time.Time
+	// dirs holds the directories whose names this client knows as a
+	// whole for a while: made here, or listed again (client_dirwindow.go).
+	dirs map[Ino]*dirWindow
 }
 
 type entryKey struct {
@@ -172,7 +172,7 @@ type cachedEntry struct {
 }
 
 func newEntryCache() *entryCache {
-	return &entryCache{m: make(map[entryKey]cachedEntry), empty: make(map[Ino]time.Time)}
+	return &entryCache{m: make(map[entryKey]cachedEntry), dirs: make(map[Ino]*dirWindow)}
 }
 
 // get returns the inode cached for parent/name (missingEntry for a name
@@ -193,16 +193,24 @@ func (c *entryCache) getUntil(parent Ino, name string) (Ino, time.Time, bool) {
 		}
 		delete(c.m, k)
 	}
-	if until, ok := c.empty[parent]; ok {
-		if now.Before(until) {
-			return missingEntry, until, true
-		}
-		delete(c.empty, parent)
+	if w := c.dirs[parent]; w != nil && now.Before(w.until) {
+		return missingEntry, w.until, true
 	}
 	return 0, time.Time{}, false
 }
 
+// put caches what this client's change left at parent/name.
 func (c *entryCache) put(parent Ino, name string, ino Ino, ttl time.Duration) {
+	c.store(parent, name, ino, ttl, true)
+}
+
+// found caches what a look-up found at parent/name: the engine's state, as
+// a listing running meanwhile may hold it too (see relisted).
+func (c *entryCache) found(parent Ino, name string, ino Ino, ttl time.Duration) {
+	c.store(parent, name, ino, ttl, false)
+}
+
+func (c *entryCache) store(parent Ino, name string, ino Ino, ttl time.Duration, change bool) {
 	if ttl <= 0 {
 		return
 	}
@@ -210,6 +218,12 @@ func (c *entryCache) put(parent Ino, name string, ino Ino, ttl time.Duration) {
 	defer c.mu.Unlock()
 	c.makeRoomLocked(1)
 	c.m[entryKey{parent, name}] = cachedEntry{ino: ino, expires: time.Now().Add(ttl)}
+	if w := c.dirs[parent]; w != nil {
+		w.changed = w.changed || change
+		if ino != missingEntry {
+			w.names++
+		}
+	}
 }
 
 // putListed caches the names of a readdirplus page of directory parent
@@ -235,17 +249,20 @@ func (c *entryCache) putListed(parent Ino, es []Entry, ttlOf func(*Attr) time.Du
 func (c *entryCache) makeRoomLocked(n int) {
 	if len(c.m)+n > 1<<20 {
 		c.m = make(map[entryKey]cachedEntry)
-		c.empty = make(map[Ino]time.Time) // their names are no longer all here
+		c.dirs = make(map[Ino]*dirWindow) // their names are no longer all here
 	}
 }
 
 // drop forgets parent/name; parent's other names that are not cached are
-// no longer known missing either.
+// no longer known missing either, until a listing says again what they are.
 func (c *entryCache) drop(parent Ino, name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.m, entryKey{parent, name})
-	delete(c.empty, parent)
+	if w := c.dirs[parent]; w != nil {
+		w.until = time.Time{}
+		w.changed = true
+	}
 }
 
 // madeEmpty notes that directory dir was made empty by this client no
@@ -261,10 +278,28 @@ func (c *entryCache) madeEmpty(dir Ino, since time.Time, ttl time.Duration) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.empty) > 1<<16 {
-		c.empty = make(map[Ino]time.Time)
+	c.makeDirRoomLocked()
+	c.dirs[dir] = &dirWindow{until: since.Add(ttl)}
+}
+
+// makeDirRoomLocked keeps the windows of directories bounded: past 1<<16
+// it forgets those that ended more than a minute ago (the directory is
+// no longer worked in, or is gone), and all of them when that leaves
+// more than half.
+func (c *entryCache) makeDirRoomLocked() {
+	const most = 1 << 16
+	if len(c.dirs) < most {
+		return
 	}
-	c.empty[dir] = since.Add(ttl)
+	old := time.Now().Add(-time.Minute)
+	for ino, w := range c.dirs {
+		if !w.listing && w.until.Before(old) {
+			delete(c.dirs, ino)
+		}
+	}
+	if len(c.dirs) > most/2 {
+		c.dirs = make(map[Ino]*dirWindow)
+	}
 }
 
 // missingEntry is the inode the entry cache holds for a name the engine
@@ -294,12 +329,13 @@ func (c *Client) MissingFor(parent Ino, name string) time.Duration {
 
 // The entry cache's rules, in one place: what the engine said of a name
 // or what this client's change of it left there. A name holds an inode
-// (nameIs) for the entry cache duration of its type; a name found
-// missing, or that this client's removal or move just took away
-// (nameGone), is kept as missing for MissingEntryTTL, so that a look-up
-// of it (the kernel sends one before every create, and again after a
-// removal) is answered without the engine, and so is every name of a
-// directory this client just made (dirMade); a name whose state a failed
+// (nameIs; nameFound when a look-up says so) for the entry cache duration
+// of its type; a name that this client's removal or move just took away
+// (nameGone), or that a look-up found missing (nameNotFound), is kept as
+// missing for MissingEntryTTL, so that a look-up of it (the kernel sends
+// one before every create, and again after a removal) is answered without
+// the engine, and so is every name of a directory this client just made
+// (dirMade) or listed again (relistIfDue); a name whose state a failed
 // change or a partial answer leaves unknown is forgotten (nameUnsure),
 // to be looked up again.
 
@@ -309,6 +345,14 @@ func (c *Client) nameIs(parent Ino, name string, ino Ino, a *Attr) {
 
 func (c *Client) nameGone(parent Ino, name string) {
 	c.entries.put(parent, name, missingEntry, c.MissingEntryTTL())
+}
+
+func (c *Client) nameFound(parent Ino, name string, ino Ino, a *Attr) {
+	c.entries.found(parent, name, ino, c.entryTTL(a))
+}
+
+func (c *Client) nameNotFound(parent Ino, name string) {
+	c.entries.found(parent, name, missingEntry, c.MissingEntryTTL())
 }
 
 func (c *Client) nameUnsure(parent Ino, name string) { c.entries.drop(parent, name) }

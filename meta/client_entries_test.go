@@ -3,6 +3,7 @@ package meta_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"cairn/meta"
 )
@@ -78,8 +79,10 @@ func TestNamesAfterARename(t *testing.T) {
 		if ino == 0 && !errors.Is(err, meta.ErrNotFound) || ino != 0 && (err != nil || got != ino) {
 			t.Errorf("look-up of %s: inode %d (%v), want %d", name, got, err, ino)
 		}
-		if n := counted.lookups.Load(); n != lookups {
-			t.Errorf("after the look-up of %s, %d look-ups reached the engine, want %d", name, n, lookups)
+		// A name the client does not know costs one look-up, or a
+		// listing of the directory when enough did (relistIfDue).
+		if n := counted.lookups.Load() + counted.readdirs.Load(); n != lookups {
+			t.Errorf("after the look-up of %s, %d look-ups and listings reached the engine, want %d", name, n, lookups)
 		}
 	}
 	want("f", 0, 0)
@@ -121,4 +124,76 @@ func lookupsInNewDir(t *testing.T) (*meta.Client, *lookupCounter, meta.Ino) {
 		t.Fatal(err)
 	}
 	return c, counted, d
+}
+
+// When the time a new directory's names are known missing ends while the
+// client still works there, the look-ups that go to the engine soon cost
+// as much as a listing: the client lists the directory again and knows
+// all its names for another entry cache duration. The listing holds what
+// another client made meanwhile; a change this client makes while the
+// listing runs makes it stale, and it is not used.
+func TestNamesOfADirectoryListedAgain(t *testing.T) {
+	const ttl = 200 * time.Millisecond
+	c, eng := newGatedClient(t)
+	cfg := c.Config()
+	cfg.EntryTimeout, cfg.DirEntryTimeout = ttl, ttl
+	counted := &lookupCounter{Engine: eng}
+	c = meta.NewClient(counted, cfg)
+	other := meta.NewClient(eng, cfg)
+	d, _, err := c.Mknod(ctx, meta.RootCred, meta.RootIno, "d", meta.TypeDirectory, 0755, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := map[string]meta.Ino{}
+	for _, name := range []string{"f1", "f2", "f3"} {
+		ino, _, err := c.Mknod(ctx, meta.RootCred, d, name, meta.TypeFile, 0644, 0, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		made[name] = ino
+	}
+	z, _, err := other.Mknod(ctx, meta.RootCred, d, "z", meta.TypeFile, 0644, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	requests := func() (int64, int64) { return counted.lookups.Load(), counted.readdirs.Load() }
+	want := func(name string, ino meta.Ino, lookups, readdirs int64) {
+		t.Helper()
+		got, _, err := c.Lookup(ctx, meta.RootCred, d, name)
+		if ino == 0 && !errors.Is(err, meta.ErrNotFound) || ino != 0 && (err != nil || got != ino) {
+			t.Errorf("look-up of %s: inode %d (%v), want %d", name, got, err, ino)
+		}
+		if l, r := requests(); l != lookups || r != readdirs {
+			t.Errorf("after the look-up of %s: %d look-ups and %d listings reached the engine, want %d and %d", name, l, r, lookups, readdirs)
+		}
+	}
+	// Within the window, another client's create is not seen yet.
+	want("z", 0, 0, 0)
+	time.Sleep(ttl + ttl/2)
+	// After it, the first look-ups go to the engine; the fourth lists d.
+	want("x1", 0, 1, 0)
+	want("x2", 0, 2, 0)
+	want("x3", 0, 3, 0)
+	want("x4", 0, 3, 1)
+	// The listing knows every name: the missing ones without the engine,
+	// z as there (its attributes need a look-up), f1 from the caches.
+	want("x5", 0, 3, 1)
+	want("f1", made["f1"], 3, 1)
+	want("z", z, 4, 1)
+
+	// The next time, this client removes f2 while the listing runs: the
+	// listing, which still holds f2, is dropped.
+	time.Sleep(ttl + ttl/2)
+	counted.afterReaddir = func() {
+		counted.afterReaddir = nil
+		if _, _, err := c.Unlink(ctx, meta.RootCred, d, "f2"); err != nil {
+			t.Error(err)
+		}
+	}
+	want("y1", 0, 5, 1)
+	want("y2", 0, 6, 1)
+	want("y3", 0, 7, 1)
+	want("y4", 0, 8, 2)
+	want("f2", 0, 8, 2)
+	want("y5", 0, 9, 2)
 }

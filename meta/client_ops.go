@@ -49,10 +49,15 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 }
 
 // lookupName finds name in parent from the entry and attribute caches
-// when they know it (a name known missing is ErrNotFound), and from the
-// engine otherwise, without a permission check.
+// when they know it (a name known missing is ErrNotFound), after listing
+// parent again when that is due (relistIfDue), and from the engine
+// otherwise, without a permission check.
 func (c *Client) lookupName(ctx context.Context, parent Ino, name string) (Ino, Attr, error) {
-	if ino, ok := c.entries.get(parent, name); ok {
+	ino, known := c.entries.get(parent, name)
+	if !known && c.relistIfDue(ctx, parent) {
+		ino, known = c.entries.get(parent, name)
+	}
+	if known {
 		if ino == missingEntry {
 			return 0, Attr{}, ErrNotFound
 		}
@@ -64,13 +69,13 @@ func (c *Client) lookupName(ctx context.Context, parent Ino, name string) (Ino, 
 	ino, a, err := c.eng.Lookup(ctx, parent, name)
 	c.observe("lookup", start)
 	if errors.Is(err, ErrNotFound) {
-		c.nameGone(parent, name)
+		c.nameNotFound(parent, name)
 	}
 	if err != nil {
 		return 0, Attr{}, err
 	}
 	c.noteReached(parent, ino, a)
-	c.nameIs(parent, name, ino, &a)
+	c.nameFound(parent, name, ino, &a)
 	return ino, a, nil
 }
 

@@ -14,7 +14,19 @@ import (
 // lookupCounter is an engine that counts its Lookups.
 type lookupCounter struct {
 	meta.Engine
-	lookups atomic.Int64
+	lookups  atomic.Int64
+	readdirs atomic.Int64
+	// afterReaddir, when set, runs after each Readdir's engine call.
+	afterReaddir func()
+}
+
+func (l *lookupCounter) Readdir(ctx context.Context, ino meta.Ino, after string, limit int, plus bool) ([]meta.Entry, error) {
+	l.readdirs.Add(1)
+	es, err := l.Engine.Readdir(ctx, ino, after, limit, plus)
+	if l.afterReaddir != nil {
+		l.afterReaddir()
+	}
+	return es, err
 }
 
 func (l *lookupCounter) Unwrap() meta.Engine { return l.Engine }

@@ -3,14 +3,17 @@ package tests
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
-// engineLookups is how many look-ups the mount at dir sent its engine.
-func engineLookups(t *testing.T, statsPath string) uint64 {
+// engineCalls is how many calls of each kind (meta.lookup, …) the mount
+// whose .stats is at statsPath sent its engine.
+func engineCalls(t *testing.T, statsPath string) map[string]uint64 {
 	t.Helper()
 	var s struct {
 		Ops map[string]struct{ Count uint64 } `json:"ops"`
@@ -18,7 +21,17 @@ func engineLookups(t *testing.T, statsPath string) uint64 {
 	if err := json.Unmarshal(readFile(t, statsPath), &s); err != nil {
 		t.Fatal(err)
 	}
-	return s.Ops["meta.lookup"].Count
+	calls := map[string]uint64{}
+	for op, o := range s.Ops {
+		calls[op] = o.Count
+	}
+	return calls
+}
+
+// engineLookups is how many look-ups the mount sent its engine.
+func engineLookups(t *testing.T, statsPath string) uint64 {
+	t.Helper()
+	return engineCalls(t, statsPath)["meta.lookup"]
 }
 
 func missing(t *testing.T, path string) {
@@ -111,4 +124,60 @@ func TestNegativeLookups(t *testing.T) {
 		t.Fatal(err)
 	}
 	lstat(t, filepath.Join(uncached, "g"))
+}
+
+// engineRequests is how many look-ups and listings the mount sent its
+// engine.
+func engineRequests(t *testing.T, statsPath string) uint64 {
+	t.Helper()
+	calls := engineCalls(t, statsPath)
+	return calls["meta.lookup"] + calls["meta.readdir"]
+}
+
+// TestCreatesOutlastTheWindow: a phase of creates in a directory this
+// mount made outlasts the time its names are known missing many times
+// over; the kernel's look-up before each create still costs the engine
+// nothing, but for a few look-ups and a listing of the directory each
+// time the window ends. A name another mount creates there meanwhile
+// shows here within the entry cache duration.
+func TestCreatesOutlastTheWindow(t *testing.T) {
+	const ttl = 300 * time.Millisecond
+	v := newVolume(t)
+	here := filepath.Join(tempDir(t), "here")
+	there := filepath.Join(tempDir(t), "there")
+	for _, dir := range []string{here, there} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v.mountAt(t, here, "--entry-cache", ttl.String(), "--dir-entry-cache", ttl.String(), "--attr-cache", "1h", "--backup-meta", "0")
+	v.mountAt(t, there, "--backup-meta", "0")
+	if err := os.Mkdir(filepath.Join(here, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stats := filepath.Join(here, ".stats")
+	before := engineRequests(t, stats)
+	start := time.Now()
+	creates := 0
+	for time.Since(start) < 5*ttl {
+		if creates == 20 {
+			if err := os.WriteFile(filepath.Join(there, "d", "other"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f, err := os.OpenFile(filepath.Join(here, "d", fmt.Sprintf("f%d", creates)), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		creates++
+	}
+	windows := int(time.Since(start)/ttl) + 1
+	n := engineRequests(t, stats) - before
+	t.Logf("%d creates in %d windows: %d look-ups and listings", creates, windows, n)
+	if limit := uint64(6*windows + creates/20); n > limit {
+		t.Errorf("%d creates over %d entry cache windows sent %d look-ups and listings to the engine, want at most %d", creates, windows, n, limit)
+	}
+	time.Sleep(2 * ttl)
+	lstat(t, filepath.Join(here, "d", "other"))
 }
