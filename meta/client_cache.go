@@ -159,6 +159,10 @@ type entryCache struct {
 	// dirs holds the directories whose names this client knows as a
 	// whole for a while: made here, or listed again (client_dirwindow.go).
 	dirs map[Ino]*dirWindow
+	// changes numbers what this client's changes stored (put), so that a
+	// look-up's answer does not replace a change made after it was asked
+	// (found).
+	changes uint64
 }
 
 type entryKey struct {
@@ -169,6 +173,7 @@ type entryKey struct {
 type cachedEntry struct {
 	ino     Ino
 	expires time.Time
+	change  uint64 // entryCache.changes when a change stored it; 0: a look-up or a listing
 }
 
 func newEntryCache() *entryCache {
@@ -201,29 +206,46 @@ func (c *entryCache) getUntil(parent Ino, name string) (Ino, time.Time, bool) {
 
 // put caches what this client's change left at parent/name.
 func (c *entryCache) put(parent Ino, name string, ino Ino, ttl time.Duration) {
-	c.store(parent, name, ino, ttl, true)
-}
-
-// found caches what a look-up found at parent/name: the engine's state, as
-// a listing running meanwhile may hold it too (see relisted).
-func (c *entryCache) found(parent Ino, name string, ino Ino, ttl time.Duration) {
-	c.store(parent, name, ino, ttl, false)
-}
-
-func (c *entryCache) store(parent Ino, name string, ino Ino, ttl time.Duration, change bool) {
 	if ttl <= 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.makeRoomLocked(1)
-	c.m[entryKey{parent, name}] = cachedEntry{ino: ino, expires: time.Now().Add(ttl)}
+	c.changes++
+	c.m[entryKey{parent, name}] = cachedEntry{ino: ino, expires: time.Now().Add(ttl), change: c.changes}
 	if w := c.dirs[parent]; w != nil {
-		w.changed = w.changed || change
+		w.changed = true
 		if ino != missingEntry {
 			w.names++
 		}
 	}
+}
+
+// asked is the mark a look-up takes before it asks the engine, for found.
+func (c *entryCache) asked() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changes
+}
+
+// found caches what a look-up, asked at mark asked, found at parent/name,
+// unless a change of this client stored the name since: the look-up's
+// answer may be older than that change. It is the engine's state, as a
+// listing running meanwhile may hold it too, and does not make the
+// listing stale (see relisted).
+func (c *entryCache) found(parent Ino, name string, ino Ino, ttl time.Duration, asked uint64) {
+	if ttl <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := entryKey{parent, name}
+	if e, ok := c.m[k]; ok && e.change > asked {
+		return
+	}
+	c.makeRoomLocked(1)
+	c.m[k] = cachedEntry{ino: ino, expires: time.Now().Add(ttl)}
 }
 
 // putListed caches the names of a readdirplus page of directory parent
@@ -347,12 +369,12 @@ func (c *Client) nameGone(parent Ino, name string) {
 	c.entries.put(parent, name, missingEntry, c.MissingEntryTTL())
 }
 
-func (c *Client) nameFound(parent Ino, name string, ino Ino, a *Attr) {
-	c.entries.found(parent, name, ino, c.entryTTL(a))
+func (c *Client) nameFound(parent Ino, name string, ino Ino, a *Attr, asked uint64) {
+	c.entries.found(parent, name, ino, c.entryTTL(a), asked)
 }
 
-func (c *Client) nameNotFound(parent Ino, name string) {
-	c.entries.found(parent, name, missingEntry, c.MissingEntryTTL())
+func (c *Client) nameNotFound(parent Ino, name string, asked uint64) {
+	c.entries.found(parent, name, missingEntry, c.MissingEntryTTL(), asked)
 }
 
 func (c *Client) nameUnsure(parent Ino, name string) { c.entries.drop(parent, name) }

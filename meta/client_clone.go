@@ -35,6 +35,7 @@ func (c *Client) CloneTree(ctx context.Context, cred Cred, src, parent Ino, name
 	c.attrs.beginChange(parent)
 	ino, a, err := w.cloneOne(ctx, src, parent, name)
 	if err != nil {
+		c.nameUnsure(parent, name) // it may have been made all the same
 		c.attrs.endChange(parent, nil)
 		return 0, err
 	}

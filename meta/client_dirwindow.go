@@ -2,6 +2,7 @@ package meta
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -18,9 +19,11 @@ import (
 type dirWindow struct {
 	until time.Time
 	// names estimates the directory's size: the last listing's count
-	// plus the names put since (a listing's cost).
+	// plus the names this client's changes put since (a listing's cost).
 	names int
-	// misses counts the look-ups sent to the engine since until.
+	// misses counts the look-ups sent to the engine since until (or
+	// since the last listing that was dropped), but for those sent while
+	// a listing runs.
 	misses int
 	// listing is set while a relist runs; changed, when a name of the
 	// directory changed meanwhile, which makes the listing stale.
@@ -84,14 +87,21 @@ func (c *entryCache) relisted(dir Ino, w *dirWindow, since time.Time, es []Entry
 	return true
 }
 
-// relistFailed ends w, dir's window, for good: the listing failed or the
-// directory is too big to be listed again.
-func (c *entryCache) relistFailed(dir Ino, w *dirWindow) {
+// relistFailed ends a listing of dir that failed: for good when the
+// directory is too big to be listed again or is gone (w is dropped), and
+// otherwise (an interrupted request, an engine that did not answer)
+// until enough look-ups make it due again.
+func (c *entryCache) relistFailed(dir Ino, w *dirWindow, forGood bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.dirs[dir] == w {
-		delete(c.dirs, dir)
+	if c.dirs[dir] != w {
+		return
 	}
+	if forGood {
+		delete(c.dirs, dir)
+		return
+	}
+	w.listing, w.misses = false, 0
 }
 
 // relistIfDue lists directory dir again when its window ended and the
@@ -108,7 +118,8 @@ func (c *Client) relistIfDue(ctx context.Context, dir Ino) bool {
 	for {
 		es, err := c.eng.Readdir(ctx, dir, after, relistPage, false)
 		if err != nil || len(all)+len(es) > relistMax {
-			c.entries.relistFailed(dir, w)
+			forGood := err == nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotDir)
+			c.entries.relistFailed(dir, w, forGood)
 			return false
 		}
 		all = append(all, es...)

@@ -110,6 +110,9 @@ func TestNamesAfterARename(t *testing.T) {
 	want("g", e, 2)
 	want("e", f, 3)
 	want("y", 0, 4)
+	if n := counted.readdirs.Load(); n != 1 {
+		t.Errorf("the fourth name the client did not know cost %d listings, want 1 (relistIfDue)", n)
+	}
 }
 
 // lookupsInNewDir is a client whose engine counts look-ups, with a
@@ -133,7 +136,7 @@ func lookupsInNewDir(t *testing.T) (*meta.Client, *lookupCounter, meta.Ino) {
 // another client made meanwhile; a change this client makes while the
 // listing runs makes it stale, and it is not used.
 func TestNamesOfADirectoryListedAgain(t *testing.T) {
-	const ttl = 200 * time.Millisecond
+	const ttl = time.Second
 	c, eng := newGatedClient(t)
 	cfg := c.Config()
 	cfg.EntryTimeout, cfg.DirEntryTimeout = ttl, ttl
@@ -196,4 +199,25 @@ func TestNamesOfADirectoryListedAgain(t *testing.T) {
 	want("y4", 0, 8, 2)
 	want("f2", 0, 8, 2)
 	want("y5", 0, 9, 2)
+}
+
+// A look-up's answer does not replace what a change of this client stored
+// after the look-up was asked: the kernel may look a name up while this
+// client creates it, and the create must stay visible here.
+func TestLookupAnswerAfterOwnCreate(t *testing.T) {
+	c, counted, _ := lookupsInNewDir(t)
+	var made meta.Ino
+	counted.afterLookup = func() {
+		counted.afterLookup = nil
+		var err error
+		if made, _, err = c.Mknod(ctx, meta.RootCred, meta.RootIno, "x", meta.TypeFile, 0644, 0, ""); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, _, err := c.Lookup(ctx, meta.RootCred, meta.RootIno, "x"); !errors.Is(err, meta.ErrNotFound) {
+		t.Fatalf("look-up asked before the create: %v, want ErrNotFound", err)
+	}
+	if got, _, err := c.Lookup(ctx, meta.RootCred, meta.RootIno, "x"); err != nil || got != made {
+		t.Errorf("look-up after the create: inode %d (%v), want %d", got, err, made)
+	}
 }

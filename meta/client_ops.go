@@ -66,16 +66,17 @@ func (c *Client) lookupName(ctx context.Context, parent Ino, name string) (Ino, 
 		}
 	}
 	start := now()
+	asked := c.entries.asked()
 	ino, a, err := c.eng.Lookup(ctx, parent, name)
 	c.observe("lookup", start)
 	if errors.Is(err, ErrNotFound) {
-		c.nameNotFound(parent, name)
+		c.nameNotFound(parent, name, asked)
 	}
 	if err != nil {
 		return 0, Attr{}, err
 	}
 	c.noteReached(parent, ino, a)
-	c.nameFound(parent, name, ino, &a)
+	c.nameFound(parent, name, ino, &a, asked)
 	return ino, a, nil
 }
 

@@ -16,8 +16,9 @@ type lookupCounter struct {
 	meta.Engine
 	lookups  atomic.Int64
 	readdirs atomic.Int64
-	// afterReaddir, when set, runs after each Readdir's engine call.
-	afterReaddir func()
+	// afterReaddir and afterLookup, when set, run after each Readdir's
+	// or Lookup's engine call, before its answer goes back.
+	afterReaddir, afterLookup func()
 }
 
 func (l *lookupCounter) Readdir(ctx context.Context, ino meta.Ino, after string, limit int, plus bool) ([]meta.Entry, error) {
@@ -33,7 +34,11 @@ func (l *lookupCounter) Unwrap() meta.Engine { return l.Engine }
 
 func (l *lookupCounter) Lookup(ctx context.Context, parent meta.Ino, name string) (meta.Ino, meta.Attr, error) {
 	l.lookups.Add(1)
-	return l.Engine.Lookup(ctx, parent, name)
+	ino, a, err := l.Engine.Lookup(ctx, parent, name)
+	if l.afterLookup != nil {
+		l.afterLookup()
+	}
+	return ino, a, err
 }
 
 // TestRenameIntoQuotaUsesCaches: a rename into a quota tree of a file
