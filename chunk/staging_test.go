@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"testing"
-	"time"
 
+	"cairn/internal/testenv"
 	"cairn/object"
 )
 
@@ -28,7 +28,7 @@ func TestWritebackFinishesBeforeUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	close(g.gate)
-	waitFor(t, func() bool { return s.Stats().Staged == 0 })
+	testenv.Eventually(t, "staging empty", func() bool { return s.Stats().Staged == 0 })
 	if n := s.Stats().StagedBytes; n != 0 {
 		t.Errorf("%d bytes staged once every block is uploaded", n)
 	}
@@ -56,7 +56,7 @@ func TestWritebackUploadsAfterRestart(t *testing.T) {
 
 	f.fail.Store(false)
 	s2 := newTestStore(t, f, cfg)
-	waitFor(t, func() bool { return s2.Stats().Staged == 0 })
+	testenv.Eventually(t, "staging empty", func() bool { return s2.Stats().Staged == 0 })
 	s2.Close()
 	plain := newTestStore(t, f.Store, Config{BlockSize: 4096})
 	got := make([]byte, len(data))
@@ -71,17 +71,6 @@ func TestWritebackNeedsCacheDir(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached within 20s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // TestWritebackMovesUploadedBlocksToCache: once uploaded, a staged block
 // the write caching policy keeps (here the short tail) is moved into the
 // disk cache, the others are deleted; nothing is left in staging.
@@ -92,7 +81,7 @@ func TestWritebackMovesUploadedBlocksToCache(t *testing.T) {
 	s := newTestStore(t, obj, cfg)
 	data := pattern(23, 2*4096+500)
 	writeSlice(t, s, 1, data)
-	waitFor(t, func() bool { return s.Stats().Staged == 0 })
+	testenv.Eventually(t, "staging empty", func() bool { return s.Stats().Staged == 0 })
 	s.Close()
 	files := func(sub string) (n int) {
 		filepath.WalkDir(filepath.Join(dir, sub), func(p string, d fs.DirEntry, err error) error {

@@ -115,16 +115,6 @@ func (m *migration) finish() {
 	}
 }
 
-// eventually polls cond until it holds, failing after a minute.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for start := time.Now(); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Since(start) > time.Minute {
-			t.Fatalf("after a minute, still not %s", what)
-		}
-	}
-}
-
 // receive waits for the error of a call, failing after a minute.
 func receive(t *testing.T, ch chan error) error {
 	t.Helper()
@@ -156,7 +146,7 @@ func (m *migration) acked(ack uint64) bool {
 // waitAcked waits until every client appended acknowledgement ack.
 func (m *migration) waitAcked(ack uint64) {
 	m.t.Helper()
-	eventually(m.t, fmt.Sprintf("acknowledged %d by both clients", ack), func() bool { return m.acked(ack) })
+	testenv.Eventually(m.t, fmt.Sprintf("acknowledged %d by both clients", ack), func() bool { return m.acked(ack) })
 }
 
 // copyAndPause runs the migration up to the switch: tracking, both
@@ -246,7 +236,7 @@ func TestClientFollowsMigration(t *testing.T) {
 		if slices.Contains(atSwitch, "while-paused") {
 			t.Fatal("a mutation reached SRC while the clients were paused")
 		}
-		eventually(t, "switched", func() bool {
+		testenv.Eventually(t, "switched", func() bool {
 			return m.acked(meta.MigrationAckSwitched) && one.Session() != two.Session() && o.opened.Load() == 2
 		})
 		if err := receive(t, blocked); err != nil {
@@ -303,7 +293,7 @@ func TestClientFollowsMigration(t *testing.T) {
 		if err := receive(t, blocked); err != nil {
 			t.Fatalf("the mutation held by the pause, once the deadline passed: %v", err)
 		}
-		eventually(t, "the record dropped", func() bool { return must(m.log.Migration(ctx))(t) == nil })
+		testenv.Eventually(t, "the record dropped", func() bool { return must(m.log.Migration(ctx))(t) == nil })
 		mkfile(t, m.clients[0], "after-one")
 		mkfile(t, m.clients[1], "after-two")
 		if got := names(t, m.src); !slices.Contains(got, "held") || !slices.Contains(got, "after-one") || !slices.Contains(got, "after-two") {
@@ -341,7 +331,7 @@ func TestClientFollowsMigration(t *testing.T) {
 		// DST comes back: the clients follow.
 		o.refuse.Store(false)
 		for i, c := range m.clients {
-			eventually(t, "a mutation on DST", func() bool {
+			testenv.Eventually(t, "a mutation on DST", func() bool {
 				_, _, err := c.Mknod(ctx, meta.RootCred, meta.RootIno, fmt.Sprint("later-", i), meta.TypeFile, 0644, 0, "")
 				return err == nil
 			})
@@ -391,7 +381,7 @@ func TestClientPreMarkFails(t *testing.T) {
 	if err := l.SwapMigration(ctx, nil, record); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "tracking", func() bool {
+	testenv.Eventually(t, "tracking", func() bool {
 		changes := must(l.Changes(ctx, 0, 100))(t)
 		return len(changes) > 0 && changes[0].Kind == meta.ChangeAck
 	})

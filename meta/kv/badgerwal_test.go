@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"cairn/internal/testenv"
 )
 
 // TestWALSyncerGroupCommit: callers that arrive while a sync runs share
@@ -32,12 +34,12 @@ func TestWALSyncerGroupCommit(t *testing.T) {
 	})
 	first := make(chan error, 1)
 	go func() { first <- w.sync() }()
-	waitFor(t, "the first sync to start", func() bool { w.mu.Lock(); defer w.mu.Unlock(); return w.running })
+	testenv.Eventually(t, "the first sync started", func() bool { w.mu.Lock(); defer w.mu.Unlock(); return w.running })
 	later := make(chan error, 3)
 	for range 3 {
 		go func() { later <- w.sync() }()
 	}
-	waitFor(t, "three callers to wait", func() bool { w.mu.Lock(); defer w.mu.Unlock(); return w.waiting == 3 })
+	testenv.Eventually(t, "three callers waiting", func() bool { w.mu.Lock(); defer w.mu.Unlock(); return w.waiting == 3 })
 	select {
 	case err := <-later:
 		t.Fatalf("a caller returned (%v) while the sync that started before it still ran", err)
@@ -217,15 +219,6 @@ func openBadgerPut(t *testing.T, dir string) (*BadgerStore, func(key string, val
 	}
 	return s, func(key string, value []byte) error {
 		return s.Txn(context.Background(), func(tx Tx) error { tx.Put([]byte(key), value); return nil })
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
 	}
 }
 
