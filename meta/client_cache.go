@@ -2,6 +2,7 @@ package meta
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -159,10 +160,10 @@ type entryCache struct {
 	// dirs holds the directories whose names this client knows as a
 	// whole for a while: made here, or listed again (client_dirwindow.go).
 	dirs map[Ino]*dirWindow
-	// changes numbers what this client's changes stored (put), so that a
-	// look-up's answer does not replace a change made after it was asked
-	// (found).
-	changes uint64
+	// changes numbers what this client's changes stored (put, under mu),
+	// so that a look-up's answer does not replace a change made after it
+	// was asked (found); atomic, as every look-up reads it (asked).
+	changes atomic.Uint64
 }
 
 type entryKey struct {
@@ -212,8 +213,7 @@ func (c *entryCache) put(parent Ino, name string, ino Ino, ttl time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.makeRoomLocked(1)
-	c.changes++
-	c.m[entryKey{parent, name}] = cachedEntry{ino: ino, expires: time.Now().Add(ttl), change: c.changes}
+	c.m[entryKey{parent, name}] = cachedEntry{ino: ino, expires: time.Now().Add(ttl), change: c.changes.Add(1)}
 	if w := c.dirs[parent]; w != nil {
 		w.changed = true
 		if ino != missingEntry {
@@ -223,11 +223,7 @@ func (c *entryCache) put(parent Ino, name string, ino Ino, ttl time.Duration) {
 }
 
 // asked is the mark a look-up takes before it asks the engine, for found.
-func (c *entryCache) asked() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.changes
-}
+func (c *entryCache) asked() uint64 { return c.changes.Load() }
 
 // found caches what a look-up, asked at mark asked, found at parent/name,
 // unless a change of this client stored the name since: the look-up's

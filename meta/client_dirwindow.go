@@ -39,8 +39,6 @@ const (
 	// relistMax is the most names a directory may hold to be listed
 	// again; a bigger one goes back to look-ups of each name.
 	relistMax = 1 << 14
-	// relistPage is the number of entries asked for per Readdir.
-	relistPage = 1024
 )
 
 // relistDue counts a look-up of a name of parent that the cache could not
@@ -113,20 +111,13 @@ func (c *Client) relistIfDue(ctx context.Context, dir Ino) bool {
 		return false
 	}
 	start := now()
-	var all []Entry
-	after := ""
-	for {
-		es, err := c.eng.Readdir(ctx, dir, after, relistPage, false)
-		if err != nil || len(all)+len(es) > relistMax {
-			forGood := err == nil || errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotDir)
-			c.entries.relistFailed(dir, w, forGood)
-			return false
-		}
-		all = append(all, es...)
-		if len(es) < relistPage {
-			break
-		}
-		after = es[len(es)-1].Name
+	all, err := readAll(ctx, c.eng, dir, relistMax)
+	if err != nil {
+		// Too big, or gone: for good; otherwise (an interrupted
+		// request, an engine that did not answer) it is tried again.
+		forGood := errors.Is(err, errTooMany) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotDir)
+		c.entries.relistFailed(dir, w, forGood)
+		return false
 	}
 	c.observe("readdir", start)
 	return c.entries.relisted(dir, w, start, all, c.MissingEntryTTL())

@@ -140,12 +140,12 @@ func (r *TrashRestorer) bringBack(ctx context.Context, dir Ino, depth int) (Ino,
 func (r *TrashRestorer) find(ctx context.Context, ino Ino) (trashPlace, bool, error) {
 	if r.index == nil {
 		r.index = make(map[Ino]trashPlace)
-		folders, err := readAll(ctx, r.c.eng, TrashIno)
+		folders, err := readAll(ctx, r.c.eng, TrashIno, 0)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return trashPlace{}, false, err
 		}
 		for _, f := range folders {
-			es, err := readAll(ctx, r.c.eng, f.Ino)
+			es, err := readAll(ctx, r.c.eng, f.Ino, 0)
 			if err != nil {
 				return trashPlace{}, false, err
 			}
@@ -158,21 +158,4 @@ func (r *TrashRestorer) find(ctx context.Context, ino Ino) (trashPlace, bool, er
 	}
 	p, ok := r.index[ino]
 	return p, ok, nil
-}
-
-// readAll lists every entry of directory dir.
-func readAll(ctx context.Context, e Engine, dir Ino) ([]Entry, error) {
-	var all []Entry
-	after := ""
-	for {
-		es, err := e.Readdir(ctx, dir, after, 1000, false)
-		if err != nil {
-			return all, err
-		}
-		if len(es) == 0 {
-			return all, nil
-		}
-		all = append(all, es...)
-		after = es[len(es)-1].Name
-	}
 }

@@ -137,13 +137,12 @@ func (s *BadgerStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
 		// before the other is written. The switch waits for the read
 		// lock, so this transaction ends first.
 		txn.Discard()
-		big := s.opts.ValueThreshold
 		s.mu.RUnlock()
 		locked = false
 		if err := s.syncEveryCommit(); err != nil {
 			return err
 		}
-		return fmt.Errorf("badger: switched to syncing every commit for a value of %d bytes or more: %w", big, ErrTxnConflict)
+		return fmt.Errorf("badger: switched to syncing every commit for a value of %d bytes or more: %w", tx.big, ErrTxnConflict)
 	}
 	err := txn.Commit()
 	if errors.Is(err, badger.ErrConflict) {

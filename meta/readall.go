@@ -1,0 +1,32 @@
+package meta
+
+import (
+	"context"
+	"errors"
+)
+
+// errTooMany is readAll's error for a directory that holds more entries
+// than its caller asked for.
+var errTooMany = errors.New("more entries than asked for")
+
+// readAll lists every entry of directory dir, without attributes, or fails
+// with errTooMany once it holds more than most (0: no bound).
+func readAll(ctx context.Context, e Engine, dir Ino, most int) ([]Entry, error) {
+	const page = 1000
+	var all []Entry
+	after := ""
+	for {
+		es, err := e.Readdir(ctx, dir, after, page, false)
+		if err != nil {
+			return all, err
+		}
+		all = append(all, es...)
+		if most > 0 && len(all) > most {
+			return nil, errTooMany
+		}
+		if len(es) < page { // the end (Engine.Readdir)
+			return all, nil
+		}
+		after = es[len(es)-1].Name
+	}
+}
