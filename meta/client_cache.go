@@ -158,7 +158,8 @@ type entryCache struct {
 	mu sync.Mutex
 	m  map[entryKey]cachedEntry
 	// dirs holds the directories whose names this client knows as a
-	// whole for a while: made here, or listed again (client_dirwindow.go).
+	// whole for a while (made here, or listed), and counts the look-ups
+	// that find names missing in others (client_dirwindow.go).
 	dirs map[Ino]*dirWindow
 	// changes numbers what this client's changes stored (put, under mu),
 	// so that a look-up's answer does not replace a change made after it
@@ -229,13 +230,17 @@ func (c *entryCache) asked() uint64 { return c.changes.Load() }
 // unless a change of this client stored the name since: the look-up's
 // answer may be older than that change. It is the engine's state, as a
 // listing running meanwhile may hold it too, and does not make the
-// listing stale (see relisted).
+// listing stale (see relisted). A name found missing counts towards
+// listing parent (missedLocked).
 func (c *entryCache) found(parent Ino, name string, ino Ino, ttl time.Duration, asked uint64) {
 	if ttl <= 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if ino == missingEntry {
+		c.missedLocked(parent)
+	}
 	k := entryKey{parent, name}
 	if e, ok := c.m[k]; ok && e.change > asked {
 		return

@@ -8,31 +8,37 @@ import (
 
 // dirWindow is what the client knows of one directory's names as a whole.
 // Until until, every name of it that the entry cache does not hold is
-// missing (see madeEmpty for why that holds). The window opens when this
-// client makes the directory and lasts MissingEntryTTL; a phase of creates
-// there often lasts longer (mdtest, an unpacked archive), and from then on
-// the kernel's look-up before each create would cost a round trip. So the
-// window is kept after it ends: once the look-ups that went to the engine
-// since cost about what a listing does, the client lists the directory
-// again (relist) and knows all its names for another MissingEntryTTL, as a
-// look-up of each at the listing's start would.
+// missing (see madeEmpty for why that holds). A window opens when this
+// client makes the directory, or lists it again (relist): a phase of
+// creates often lasts longer than a window (mdtest, an unpacked archive),
+// or works in a directory this client did not make (one made by another
+// mount, or before this mount started), and the kernel's look-up before
+// each create would cost a round trip. So the client counts the look-ups
+// that found a name missing in each directory it holds no window of, and
+// once they cost about what a listing does, it lists the directory and
+// knows all its names for another MissingEntryTTL, as a look-up of each
+// at the listing's start would.
 type dirWindow struct {
 	until time.Time
 	// names estimates the directory's size: the last listing's count
-	// plus the names this client's changes put since (a listing's cost).
+	// plus the names this client's changes put since (a listing's cost);
+	// for a directory never listed here, a lower bound (0 at first, the
+	// bound a listing stopped at after that).
 	names int
-	// misses counts the look-ups sent to the engine since until (or
-	// since the last listing that was dropped), but for those sent while
-	// a listing runs.
+	// misses counts the look-ups that found a name missing since until
+	// (or since the last listing that was dropped), but for those
+	// answered while a listing runs.
 	misses int
 	// listing is set while a relist runs; changed, when a name of the
 	// directory changed meanwhile, which makes the listing stale.
 	listing, changed bool
+	// never: the directory is not to be listed again (too big, or gone).
+	never bool
 }
 
 const (
-	// relistMinMisses is how many look-ups go to the engine after a
-	// window ends before the directory is listed again; one more for
+	// relistMinMisses is how many look-ups must find a name missing
+	// outside a window before the directory is listed; one more for
 	// every relistNamesPerMiss names it holds.
 	relistMinMisses    = 4
 	relistNamesPerMiss = 64
@@ -41,22 +47,51 @@ const (
 	relistMax = 1 << 14
 )
 
-// relistDue counts a look-up of a name of parent that the cache could not
-// answer and returns parent's window when it is time to list the
-// directory again, marked as listing.
-func (c *entryCache) relistDue(parent Ino) *dirWindow {
+// relistBound is the most names a listing due after misses look-ups may
+// read: twice what those look-ups paid for, so that a directory of
+// unknown size costs at most that much when it turns out bigger, and one
+// of known size (names/relistNamesPerMiss look-ups) fits with room to
+// grow.
+func relistBound(misses int) int {
+	return min(relistMax, 2*max(misses, relistMinMisses)*relistNamesPerMiss)
+}
+
+// missedLocked counts a look-up of a name of parent that the engine found
+// missing. It starts parent's record when the client has none, but for
+// the trash's folders: nobody creates names there (refuseTrashCreate), so
+// a window would save nothing. A look-up answered while a window is open
+// or a listing runs is not counted.
+func (c *entryCache) missedLocked(parent Ino) {
+	w := c.dirs[parent]
+	if w == nil {
+		if IsTrashIno(parent) {
+			return
+		}
+		c.makeDirRoomLocked()
+		w = &dirWindow{}
+		c.dirs[parent] = w
+	}
+	if w.listing || time.Now().Before(w.until) {
+		return
+	}
+	w.misses++
+}
+
+// relistDue returns parent's window, marked as listing, and the most
+// names the listing may read, when the look-ups that found names missing
+// there since its window ended make it time to list the directory again.
+func (c *entryCache) relistDue(parent Ino) (*dirWindow, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	w := c.dirs[parent]
 	if w == nil || w.listing || time.Now().Before(w.until) {
-		return nil
+		return nil, 0
 	}
-	w.misses++
-	if w.misses < max(relistMinMisses, w.names/relistNamesPerMiss) {
-		return nil
+	if w.never || w.misses < max(relistMinMisses, w.names/relistNamesPerMiss) {
+		return nil, 0
 	}
 	w.listing, w.changed = true, false
-	return w
+	return w, relistBound(w.misses)
 }
 
 // relisted installs the listing es of directory dir, begun at since, when
@@ -85,40 +120,42 @@ func (c *entryCache) relisted(dir Ino, w *dirWindow, since time.Time, es []Entry
 	return true
 }
 
-// relistFailed ends a listing of dir that failed: for good when the
-// directory is too big to be listed again or is gone (w is dropped), and
-// otherwise (an interrupted request, an engine that did not answer)
-// until enough look-ups make it due again.
-func (c *entryCache) relistFailed(dir Ino, w *dirWindow, forGood bool) {
+// relistFailed ends a listing of dir that failed. A directory that held
+// more than bound names is listed next with a bound twice as big, after
+// as many more look-ups, and never again past relistMax; one that is gone
+// never again; otherwise (an interrupted request, an engine that did not
+// answer) it is tried again after as many look-ups.
+func (c *entryCache) relistFailed(dir Ino, w *dirWindow, bound int, tooBig, gone bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dirs[dir] != w {
 		return
 	}
-	if forGood {
-		delete(c.dirs, dir)
-		return
-	}
 	w.listing, w.misses = false, 0
+	switch {
+	case gone, tooBig && bound >= relistMax:
+		w.never = true
+	case tooBig:
+		w.names = max(w.names, bound+1)
+	}
 }
 
-// relistIfDue lists directory dir again when its window ended and the
-// look-ups since made it worth it (relistDue), and reports whether the
-// client knows all of dir's names again.
+// relistIfDue lists directory dir again when no window of it is open and
+// the look-ups that found names missing there made it worth it
+// (relistDue), and reports whether the client knows all of dir's names
+// again.
 func (c *Client) relistIfDue(ctx context.Context, dir Ino) bool {
-	w := c.entries.relistDue(dir)
+	w, bound := c.entries.relistDue(dir)
 	if w == nil {
 		return false
 	}
 	start := now()
-	all, err := readAll(ctx, c.eng, dir, relistMax)
+	all, err := readAll(ctx, c.eng, dir, bound)
+	c.observe("readdir", start)
 	if err != nil {
-		// Too big, or gone: for good; otherwise (an interrupted
-		// request, an engine that did not answer) it is tried again.
-		forGood := errors.Is(err, errTooMany) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotDir)
-		c.entries.relistFailed(dir, w, forGood)
+		gone := errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotDir)
+		c.entries.relistFailed(dir, w, bound, errors.Is(err, errTooMany), gone)
 		return false
 	}
-	c.observe("readdir", start)
 	return c.entries.relisted(dir, w, start, all, c.MissingEntryTTL())
 }

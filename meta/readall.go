@@ -10,9 +10,13 @@ import (
 var errTooMany = errors.New("more entries than asked for")
 
 // readAll lists every entry of directory dir, without attributes, or fails
-// with errTooMany once it holds more than most (0: no bound).
+// with errTooMany once it holds more than most (0: no bound), in pages of
+// 1,000 (or most+1, when that is fewer).
 func readAll(ctx context.Context, e Engine, dir Ino, most int) ([]Entry, error) {
-	const page = 1000
+	page := 1000
+	if most > 0 {
+		page = min(page, most+1)
+	}
 	var all []Entry
 	after := ""
 	for {
