@@ -197,6 +197,7 @@ func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 		if _, _, undo := c.eng.Unlink(ctx, RootCred, hour, kept, c.Session()); undo != nil {
 			slog.Warn("remove a trash link after a failed rename", "entry", kept, "err", undo)
 		}
+		c.nameUnsure(hour, kept)
 		c.attrs.drop(victim, hour)
 	}
 	return moved, attr, replaced, err
