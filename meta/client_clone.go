@@ -90,6 +90,9 @@ func (w *treeCloner) cloneOne(ctx context.Context, src, parent Ino, name string)
 		return 0, Attr{}, err
 	}
 	a, err := w.cloner.Clone(ctx, w.cred, src, parent, name, ino, w.preserve)
+	// The name is new in parent: the entry cache must not hold it
+	// missing (a window of parent's names may have opened meanwhile).
+	w.c.nameUnsure(parent, name)
 	if err != nil {
 		return 0, Attr{}, err
 	}

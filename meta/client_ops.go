@@ -53,6 +53,9 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 // parent again when that is due (relistIfDue), and from the engine
 // otherwise, without a permission check.
 func (c *Client) lookupName(ctx context.Context, parent Ino, name string) (Ino, Attr, error) {
+	if err := CheckName(name); err != nil {
+		return 0, Attr{}, err // as the engine would answer, before any cache
+	}
 	ino, known := c.entries.get(parent, name)
 	if !known && c.relistIfDue(ctx, parent) {
 		ino, known = c.entries.get(parent, name)
@@ -304,7 +307,30 @@ func (c *Client) rmdir(ctx context.Context, cred Cred, parent Ino, name string) 
 // rename moves srcParent/srcName to dstParent/dstName (renameat2 flags).
 // replaced is the inode that lost its last link to the move, if any.
 func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (moved Ino, attr Attr, replaced Ino, err error) {
+	moved, attr, replaced, err = c.renameOnce(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
+	if errors.Is(err, errUnseenTarget) {
+		return c.renameOnce(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
+	}
+	return moved, attr, replaced, err
+}
+
+// errUnseenTarget is renameOnce's answer when the target it held as
+// missing exists after all: nothing moved, and the name is no longer
+// held, so that the next try looks it up.
+var errUnseenTarget = errors.New("the rename's target exists after all")
+
+// renameOnce is rename, but a move onto a name this client holds as
+// missing is sent with RenameNoReplace: another mount may have made the
+// name since (within the entry cache duration, or a window of the
+// directory's names), and replacing it unseen would leave it out of the
+// statistics and quotas (renameCounts), and out of the trash (Rename).
+// When the engine says the name exists, it answers errUnseenTarget.
+func (c *Client) renameOnce(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (moved Ino, attr Attr, replaced Ino, err error) {
 	old, cached := c.entries.get(dstParent, dstName)
+	sent := flags
+	if cached && old == missingEntry && flags&(RenameNoReplace|RenameExchange) == 0 {
+		sent |= RenameNoReplace
+	}
 	counted, err := c.renameCounts(ctx, srcParent, srcName, dstParent, dstName, old, cached, flags)
 	if err != nil {
 		return 0, Attr{}, 0, err
@@ -314,13 +340,16 @@ func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	if dstParent != srcParent {
 		c.attrs.beginChange(dstParent)
 	}
-	moved, attr, replaced, err = c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags, c.Session())
+	moved, attr, replaced, err = c.eng.Rename(ctx, cred, srcParent, srcName, dstParent, dstName, sent, c.Session())
 	c.observe("rename", start)
-	c.endRename(srcParent, dstParent, err == nil && RenameDerivable(srcParent, srcName, dstParent, dstName, flags, attr), attr)
+	c.endRename(srcParent, dstParent, err == nil && RenameDerivable(srcParent, srcName, dstParent, dstName, sent, attr), attr)
 	c.attrs.drop(old)
 	if err != nil {
 		c.nameUnsure(srcParent, srcName)
 		c.nameUnsure(dstParent, dstName)
+		if sent != flags && errors.Is(err, ErrExists) {
+			return 0, Attr{}, 0, errUnseenTarget
+		}
 		return 0, Attr{}, 0, err
 	}
 	counted(moved, &attr)

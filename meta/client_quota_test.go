@@ -16,6 +16,7 @@ type lookupCounter struct {
 	meta.Engine
 	lookups  atomic.Int64
 	readdirs atomic.Int64
+	listed   atomic.Int64 // entries the Readdirs returned
 	// afterReaddir and afterLookup, when set, run after each Readdir's
 	// or Lookup's engine call, before its answer goes back.
 	afterReaddir, afterLookup func()
@@ -24,6 +25,7 @@ type lookupCounter struct {
 func (l *lookupCounter) Readdir(ctx context.Context, ino meta.Ino, after string, limit int, plus bool) ([]meta.Entry, error) {
 	l.readdirs.Add(1)
 	es, err := l.Engine.Readdir(ctx, ino, after, limit, plus)
+	l.listed.Add(int64(len(es)))
 	if l.afterReaddir != nil {
 		l.afterReaddir()
 	}

@@ -174,6 +174,15 @@ func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	// The names as the caches know them, within the entry cache
 	// durations: the kernel looked both up just before.
 	victim, a, err := c.lookupName(ctx, dstParent, dstName)
+	if errors.Is(err, ErrNotFound) {
+		// Held missing: if another mount made it since, the move does
+		// not replace it unseen (renameOnce), and it is looked up again.
+		moved, attr, replaced, rerr := c.renameOnce(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
+		if !errors.Is(rerr, errUnseenTarget) {
+			return moved, attr, replaced, rerr
+		}
+		victim, a, err = c.lookupName(ctx, dstParent, dstName)
+	}
 	if err != nil || a.IsDir() || a.Nlink != 1 {
 		return c.rename(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
 	}

@@ -186,3 +186,34 @@ func TestUnlinkIntoTrashFromCache(t *testing.T) {
 		})
 	}
 }
+
+// A rename onto a name this client holds as missing (every name of a
+// directory it just made) that another client made meanwhile does not
+// replace that file unseen: it goes to the trash, as the file a rename
+// replaces does.
+func TestRenameOntoANameMadeElsewhere(t *testing.T) {
+	c, other := trashClientsOver(t, func(e meta.Engine) meta.Engine { return e })
+	d, _, err := c.Mknod(ctx, meta.RootCred, meta.RootIno, "d", meta.TypeDirectory, 0755, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _, err := other.Mknod(ctx, meta.RootCred, d, "v", meta.TypeFile, 0644, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp, _, err := c.Mknod(ctx, meta.RootCred, d, "tmp", meta.TypeFile, 0644, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := trashEntries(t, c.Engine())
+	if _, _, _, err := c.Rename(ctx, meta.RootCred, d, "tmp", d, "v", 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := c.Lookup(ctx, meta.RootCred, d, "v"); err != nil || got != tmp {
+		t.Errorf("after the rename, v is inode %d (%v), want %d", got, err, tmp)
+	}
+	added := trashAdded(t, c.Engine(), before)
+	if len(added) != 1 || added[0].Ino != v {
+		t.Errorf("the trash gained %v, want the replaced file, inode %d", added, v)
+	}
+}

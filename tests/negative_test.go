@@ -194,3 +194,47 @@ func TestCreatesOutlastTheWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateOfANameMadeElsewhere: open(O_CREAT) without O_EXCL of a name
+// this mount holds as missing (every name of a directory it just made)
+// that another mount made meanwhile opens that file, as on a local file
+// system; with O_EXCL it fails with EEXIST.
+func TestCreateOfANameMadeElsewhere(t *testing.T) {
+	v := newVolume(t)
+	here := filepath.Join(tempDir(t), "here")
+	there := filepath.Join(tempDir(t), "there")
+	for _, dir := range []string{here, there} {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Names held missing for an hour: the test does not depend on speed.
+	v.mountAt(t, here, "--entry-cache", "1h", "--dir-entry-cache", "1h", "--backup-meta", "0")
+	v.mountAt(t, there, "--backup-meta", "0")
+	if err := os.Mkdir(filepath.Join(here, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(there, "d", "log"), []byte("first\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(there, "d", "excl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(here, "d", "log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatalf("open(O_CREAT|O_APPEND) of a name another mount made: %v", err)
+	}
+	if _, err := f.WriteString("second\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(there, "d", "log")); err != nil || string(got) != "first\nsecond\n" {
+		t.Errorf("the file after an append from this mount: %q (%v), want %q", got, err, "first\nsecond\n")
+	}
+	_, err = os.OpenFile(filepath.Join(here, "d", "excl"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if !errors.Is(err, fs.ErrExist) {
+		t.Errorf("open(O_CREAT|O_EXCL) of a name another mount made: %v, want EEXIST", err)
+	}
+}
