@@ -84,6 +84,32 @@ func (c *attrCache) putListed(es []Entry, ttl time.Duration) {
 	}
 }
 
+// mark is the count of attributes stored so far, for putListedSince.
+func (c *attrCache) mark() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stored
+}
+
+// putListedSince is putListed for a listing read after mark was taken:
+// an inode whose attributes were stored since keeps them, as they may
+// hold a change of this client that the listing predates.
+func (c *attrCache) putListedSince(es []Entry, ttl time.Duration, mark uint64) {
+	expires := attrExpiry(ttl)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.makeRoomLocked(len(es))
+	for i := range es {
+		if es[i].Attr == nil {
+			continue
+		}
+		if e, ok := c.m[es[i].Ino]; ok && e.stored > mark {
+			continue
+		}
+		c.storeLocked(es[i].Ino, *es[i].Attr, expires)
+	}
+}
+
 // attrExpiry is when attributes cached for ttl expire: never served (the
 // zero time) without an attribute cache.
 func attrExpiry(ttl time.Duration) time.Time {
@@ -230,17 +256,15 @@ func (c *entryCache) asked() uint64 { return c.changes.Load() }
 // unless a change of this client stored the name since: the look-up's
 // answer may be older than that change. It is the engine's state, as a
 // listing running meanwhile may hold it too, and does not make the
-// listing stale (see relisted). A name found missing counts towards
-// listing parent (missedLocked).
+// listing stale (see relisted). It counts towards listing parent
+// (lookedUpLocked).
 func (c *entryCache) found(parent Ino, name string, ino Ino, ttl time.Duration, asked uint64) {
 	if ttl <= 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if ino == missingEntry {
-		c.missedLocked(parent)
-	}
+	c.lookedUpLocked(parent, ino == missingEntry)
 	k := entryKey{parent, name}
 	if e, ok := c.m[k]; ok && e.change > asked {
 		return

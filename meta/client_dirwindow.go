@@ -18,6 +18,14 @@ import (
 // once they cost about what a listing does, it lists the directory and
 // knows all its names for another MissingEntryTTL, as a look-up of each
 // at the listing's start would.
+//
+// A listing cannot tell a look-up of a name that exists anything the
+// look-up wants but its inode: the kernel asks for the attributes too
+// (after the entry cache duration, it looks each name up again). So the
+// client also counts the look-ups that found a name there, and once they
+// cost about what a listing with attributes does, it lists the directory
+// with them (readdirplus): their names and attributes are cached as the
+// look-ups would cache them.
 type dirWindow struct {
 	until time.Time
 	// names estimates the directory's size: the last listing's count
@@ -27,8 +35,9 @@ type dirWindow struct {
 	names int
 	// misses counts the look-ups that found a name missing since until
 	// (or since the last listing that was dropped), but for those
-	// answered while a listing runs.
-	misses int
+	// answered while a listing runs; found, those that found a name
+	// there since the last listing.
+	misses, found int
 	// listing is set while a relist runs; changed, when a name of the
 	// directory changed meanwhile, which makes the listing stale.
 	listing, changed bool
@@ -42,26 +51,31 @@ const (
 	// every relistNamesPerMiss names it holds.
 	relistMinMisses    = 4
 	relistNamesPerMiss = 64
+	// relistNamesPerFound is the same for a listing with attributes,
+	// due after look-ups that found their name: such a listing costs
+	// more per name (every entry's attributes are read too).
+	relistNamesPerFound = 16
 	// relistMax is the most names a directory may hold to be listed
 	// again; a bigger one goes back to look-ups of each name.
 	relistMax = 1 << 14
 )
 
-// relistBound is the most names a listing due after misses look-ups may
-// read: twice what those look-ups paid for, so that a directory of
-// unknown size costs at most that much when it turns out bigger, and one
-// of known size (names/relistNamesPerMiss look-ups) fits with room to
-// grow.
-func relistBound(misses int) int {
-	return min(relistMax, 2*max(misses, relistMinMisses)*relistNamesPerMiss)
+// relistBound is the most names a listing due after n look-ups, each
+// worth per names of it, may read: twice what those look-ups paid for,
+// so that a directory of unknown size costs at most that much when it
+// turns out bigger, and one of known size (names/per look-ups) fits
+// with room to grow.
+func relistBound(n, per int) int {
+	return min(relistMax, 2*max(n, relistMinMisses)*per)
 }
 
-// missedLocked counts a look-up of a name of parent that the engine found
-// missing. It starts parent's record when the client has none, but for
-// the trash's folders: nobody creates names there (refuseTrashCreate), so
-// a window would save nothing. A look-up answered while a window is open
-// or a listing runs is not counted.
-func (c *entryCache) missedLocked(parent Ino) {
+// lookedUpLocked counts a look-up of a name of parent that the engine
+// answered: missing, or found. It starts parent's record when the client
+// has none, but for the trash's folders: nobody creates names there
+// (refuseTrashCreate), and a listing of them would rarely pay. A look-up
+// answered while a listing runs is not counted, nor one that found a name
+// missing while a window is open.
+func (c *entryCache) lookedUpLocked(parent Ino, missing bool) {
 	w := c.dirs[parent]
 	if w == nil {
 		if IsTrashIno(parent) {
@@ -71,27 +85,38 @@ func (c *entryCache) missedLocked(parent Ino) {
 		w = &dirWindow{}
 		c.dirs[parent] = w
 	}
-	if w.listing || time.Now().Before(w.until) {
-		return
+	switch {
+	case w.listing:
+	case !missing:
+		w.found++
+	case !time.Now().Before(w.until):
+		w.misses++
 	}
-	w.misses++
 }
 
-// relistDue returns parent's window, marked as listing, and the most
-// names the listing may read, when the look-ups that found names missing
-// there since its window ended make it time to list the directory again.
-func (c *entryCache) relistDue(parent Ino) (*dirWindow, int) {
+// relistDue returns parent's window, marked as listing, the most names
+// the listing may read and whether it is to read their attributes too,
+// when the look-ups that found names there, or found them missing since
+// its window ended, make it time to list the directory again.
+func (c *entryCache) relistDue(parent Ino) (w *dirWindow, bound int, plus bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	w := c.dirs[parent]
-	if w == nil || w.listing || time.Now().Before(w.until) {
-		return nil, 0
+	w = c.dirs[parent]
+	if w == nil || w.listing || w.never {
+		return nil, 0, false
 	}
-	if w.never || w.misses < max(relistMinMisses, w.names/relistNamesPerMiss) {
-		return nil, 0
+	switch {
+	case w.found >= max(relistMinMisses, w.names/relistNamesPerFound):
+		bound, plus = relistBound(w.found, relistNamesPerFound), true
+	case time.Now().Before(w.until):
+		return nil, 0, false
+	case w.misses >= max(relistMinMisses, w.names/relistNamesPerMiss):
+		bound = relistBound(w.misses, relistNamesPerMiss)
+	default:
+		return nil, 0, false
 	}
 	w.listing, w.changed = true, false
-	return w, relistBound(w.misses)
+	return w, bound, plus
 }
 
 // relisted installs the listing es of directory dir, begun at since, when
@@ -104,7 +129,7 @@ func (c *entryCache) relisted(dir Ino, w *dirWindow, since time.Time, es []Entry
 	if c.dirs[dir] != w {
 		return false
 	}
-	w.listing, w.misses = false, 0
+	w.listing, w.misses, w.found = false, 0, 0
 	if w.changed || ttl <= 0 {
 		return false
 	}
@@ -131,7 +156,7 @@ func (c *entryCache) relistFailed(dir Ino, w *dirWindow, bound int, tooBig, gone
 	if c.dirs[dir] != w {
 		return
 	}
-	w.listing, w.misses = false, 0
+	w.listing, w.misses, w.found = false, 0, 0
 	switch {
 	case gone, tooBig && bound >= relistMax:
 		w.never = true
@@ -140,22 +165,30 @@ func (c *entryCache) relistFailed(dir Ino, w *dirWindow, bound int, tooBig, gone
 	}
 }
 
-// relistIfDue lists directory dir again when no window of it is open and
-// the look-ups that found names missing there made it worth it
-// (relistDue), and reports whether the client knows all of dir's names
-// again.
+// relistIfDue lists directory dir again when the look-ups there made it
+// worth it (relistDue), with the entries' attributes when those that
+// found their name did, and reports whether the client knows all of
+// dir's names again.
 func (c *Client) relistIfDue(ctx context.Context, dir Ino) bool {
-	w, bound := c.entries.relistDue(dir)
+	w, bound, plus := c.entries.relistDue(dir)
 	if w == nil {
 		return false
 	}
 	start := now()
-	all, err := readAll(ctx, c.eng, dir, bound)
+	mark := c.attrs.mark()
+	all, err := readAll(ctx, c.eng, dir, bound, plus)
 	c.observe("readdir", start)
 	if err != nil {
 		gone := errors.Is(err, ErrNotFound) || errors.Is(err, ErrNotDir)
 		c.entries.relistFailed(dir, w, bound, errors.Is(err, errTooMany), gone)
 		return false
 	}
-	return c.entries.relisted(dir, w, start, all, c.MissingEntryTTL())
+	if !c.entries.relisted(dir, w, start, all, c.MissingEntryTTL()) {
+		return false
+	}
+	if plus {
+		c.attrs.putListedSince(all, c.cfg.AttrTimeout, mark)
+		c.stats.reachedListed(dir, all)
+	}
+	return true
 }

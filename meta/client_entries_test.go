@@ -3,6 +3,7 @@ package meta_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -271,11 +272,95 @@ func TestNamesOfADirectoryMadeElsewhere(t *testing.T) {
 		t.Errorf("the next 100: %d look-ups and %d listings, want 0 and 1", l, r)
 	}
 
-	// Past the largest bound, the directory goes back to look-ups.
+	// Past the largest bound, the directory goes back to look-ups. Each
+	// listing on the way read at most one name more than its bound:
+	// 512, 1,024 ... 16,384.
 	big := dirWith("big", 1<<14+1)
+	listed := counted.listed.Load()
 	look(big, 1000)
 	if l, r := look(big, 1000); l != 1000 || r != 0 {
 		t.Errorf("1000 missing names in a directory too big to list, after 1000 others: %d look-ups and %d listings, want 1000 and 0", l, r)
+	}
+	most := int64(0)
+	for bound := 512; bound <= 1<<14; bound *= 2 {
+		most += int64(bound) + 1
+	}
+	if n := counted.listed.Load() - listed; n > most {
+		t.Errorf("the listings of a directory too big to list read %d names, want at most %d", n, most)
+	}
+}
+
+// A look-up of a name longer than a name may be is ENAMETOOLONG, also in
+// a directory whose names the client knows as a whole.
+func TestLongNameInAWindow(t *testing.T) {
+	c, _, d := lookupsInNewDir(t)
+	long := strings.Repeat("n", meta.MaxName+1)
+	if _, _, err := c.Lookup(ctx, meta.RootCred, d, long); !errors.Is(err, meta.ErrNameTooLong) {
+		t.Errorf("look-up of a %d-byte name: %v, want ENAMETOOLONG", len(long), err)
+	}
+}
+
+// Look-ups of names that exist, each asked again once the entry cache
+// duration ended (the kernel does), lead to a listing with attributes
+// once four went to the engine: the other names and their attributes
+// come from it. A change this client makes to an inode's attributes
+// while the listing runs is not replaced by the listing's older copy.
+func TestAttributesOfADirectoryListed(t *testing.T) {
+	const ttl = time.Second
+	c, eng := newGatedClient(t)
+	cfg := c.Config()
+	cfg.EntryTimeout, cfg.DirEntryTimeout, cfg.AttrTimeout = ttl, ttl, ttl
+	counted := &lookupCounter{Engine: eng}
+	c = meta.NewClient(counted, cfg)
+	other := meta.NewClient(eng, cfg)
+	d, _, err := other.Mknod(ctx, meta.RootCred, meta.RootIno, "d", meta.TypeDirectory, 0755, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const files = 40
+	for i := range files {
+		if _, _, err := other.Mknod(ctx, meta.RootCred, d, fmt.Sprintf("f%d", i), meta.TypeFile, 0644, 0, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	requests := func() (int64, int64) { return counted.lookups.Load(), counted.readdirs.Load() }
+	lookAll := func() {
+		t.Helper()
+		for i := range files {
+			if _, a, err := c.Lookup(ctx, meta.RootCred, d, fmt.Sprintf("f%d", i)); err != nil || a.Type != meta.TypeFile {
+				t.Fatalf("look-up of f%d: %v, %v", i, a.Type, err)
+			}
+		}
+	}
+	lookAll()
+	if l, r := requests(); l != 4 || r != 1 {
+		t.Errorf("%d look-ups of names that exist: %d went to the engine and %d listings, want 4 and 1", files, l, r)
+	}
+	if _, _, err := c.Lookup(ctx, meta.RootCred, d, "x"); !errors.Is(err, meta.ErrNotFound) {
+		t.Errorf("look-up of a missing name after the listing: %v, want ErrNotFound", err)
+	}
+	if l, r := requests(); l != 4 || r != 1 {
+		t.Errorf("after a missing name: %d look-ups and %d listings, want 4 and 1 (the listing knows every name)", l, r)
+	}
+
+	time.Sleep(ttl + ttl/2)
+	f10, _, err := c.Lookup(ctx, meta.RootCred, d, "f10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode := uint16(0600)
+	counted.afterReaddir = func() {
+		counted.afterReaddir = nil
+		if _, err := c.SetAttr(ctx, meta.RootCred, f10, meta.SetAttr{Mode: &mode}); err != nil {
+			t.Error(err)
+		}
+	}
+	lookAll()
+	if l, r := requests(); l != 8 || r != 2 {
+		t.Errorf("the second time: %d look-ups and %d listings in all, want 8 and 2", l, r)
+	}
+	if _, a, err := c.Lookup(ctx, meta.RootCred, d, "f10"); err != nil || a.Mode != mode {
+		t.Errorf("f10 after a chmod during the listing: mode %o (%v), want %o", a.Mode, err, mode)
 	}
 }
 

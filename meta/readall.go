@@ -9,18 +9,18 @@ import (
 // than its caller asked for.
 var errTooMany = errors.New("more entries than asked for")
 
-// readAll lists every entry of directory dir, without attributes, or fails
-// with errTooMany once it holds more than most (0: no bound), in pages of
-// 1,000 (or most+1, when that is fewer).
-func readAll(ctx context.Context, e Engine, dir Ino, most int) ([]Entry, error) {
-	page := 1000
-	if most > 0 {
-		page = min(page, most+1)
-	}
+// readAll lists every entry of directory dir, with their attributes when
+// plus, or fails with errTooMany once it holds more than most (0: no
+// bound), in pages of 1,000, or fewer: it reads at most most+1 entries.
+func readAll(ctx context.Context, e Engine, dir Ino, most int, plus bool) ([]Entry, error) {
 	var all []Entry
 	after := ""
 	for {
-		es, err := e.Readdir(ctx, dir, after, page, false)
+		page := 1000
+		if most > 0 {
+			page = min(page, most+1-len(all))
+		}
+		es, err := e.Readdir(ctx, dir, after, page, plus)
 		if err != nil {
 			return all, err
 		}

@@ -140,12 +140,12 @@ func (r *TrashRestorer) bringBack(ctx context.Context, dir Ino, depth int) (Ino,
 func (r *TrashRestorer) find(ctx context.Context, ino Ino) (trashPlace, bool, error) {
 	if r.index == nil {
 		r.index = make(map[Ino]trashPlace)
-		folders, err := readAll(ctx, r.c.eng, TrashIno, 0)
+		folders, err := readAll(ctx, r.c.eng, TrashIno, 0, false)
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return trashPlace{}, false, err
 		}
 		for _, f := range folders {
-			es, err := readAll(ctx, r.c.eng, f.Ino, 0)
+			es, err := readAll(ctx, r.c.eng, f.Ino, 0, false)
 			if err != nil {
 				return trashPlace{}, false, err
 			}
