@@ -364,6 +364,39 @@ func TestAttributesOfADirectoryListed(t *testing.T) {
 	}
 }
 
+// After a listing without attributes (due to names found missing), the
+// names that exist are known but not their attributes: look-ups of them
+// lead to a listing with attributes all the same.
+func TestAttributesAfterAListingOfNames(t *testing.T) {
+	c, eng := newGatedClient(t)
+	counted := &lookupCounter{Engine: eng}
+	c = meta.NewClient(counted, c.Config())
+	other := meta.NewClient(eng, c.Config())
+	d, _, err := other.Mknod(ctx, meta.RootCred, meta.RootIno, "d", meta.TypeDirectory, 0755, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const files = 40
+	for i := range files {
+		if _, _, err := other.Mknod(ctx, meta.RootCred, d, fmt.Sprintf("f%d", i), meta.TypeFile, 0644, 0, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 5 {
+		if _, _, err := c.Lookup(ctx, meta.RootCred, d, fmt.Sprintf("x%d", i)); !errors.Is(err, meta.ErrNotFound) {
+			t.Fatalf("look-up of a missing name: %v", err)
+		}
+	}
+	for i := range files {
+		if _, a, err := c.Lookup(ctx, meta.RootCred, d, fmt.Sprintf("f%d", i)); err != nil || a.Type != meta.TypeFile {
+			t.Fatalf("look-up of f%d: %v, %v", i, a.Type, err)
+		}
+	}
+	if l, r := counted.lookups.Load(), counted.readdirs.Load(); l != 8 || r != 2 {
+		t.Errorf("5 missing names, then %d that exist: %d look-ups and %d listings, want 8 and 2", files, l, r)
+	}
+}
+
 // A look-up's answer does not replace what a change of this client stored
 // after the look-up was asked: the kernel may look a name up while this
 // client creates it, and the create must stay visible here.

@@ -50,23 +50,22 @@ func (c *Client) Lookup(ctx context.Context, cred Cred, parent Ino, name string)
 
 // lookupName finds name in parent from the entry and attribute caches
 // when they know it (a name known missing is ErrNotFound), after listing
-// parent again when that is due (relistIfDue), and from the engine
-// otherwise, without a permission check.
+// parent again when that is due (relistIfDue: the caches may know the
+// name but not its attributes), and from the engine otherwise, without a
+// permission check.
 func (c *Client) lookupName(ctx context.Context, parent Ino, name string) (Ino, Attr, error) {
 	if err := CheckName(name); err != nil {
 		return 0, Attr{}, err // as the engine would answer, before any cache
 	}
-	ino, known := c.entries.get(parent, name)
-	if !known && c.relistIfDue(ctx, parent) {
-		ino, known = c.entries.get(parent, name)
+	ino, a, ok := c.cachedName(parent, name)
+	if !ok && c.relistIfDue(ctx, parent) {
+		ino, a, ok = c.cachedName(parent, name)
 	}
-	if known {
-		if ino == missingEntry {
-			return 0, Attr{}, ErrNotFound
-		}
-		if a, ok := c.attrs.get(ino); ok {
-			return ino, a, nil
-		}
+	if ok && ino == missingEntry {
+		return 0, Attr{}, ErrNotFound
+	}
+	if ok {
+		return ino, a, nil
 	}
 	start := now()
 	asked := c.entries.asked()
@@ -81,6 +80,20 @@ func (c *Client) lookupName(ctx context.Context, parent Ino, name string) (Ino, 
 	c.noteReached(parent, ino, a)
 	c.nameFound(parent, name, ino, &a, asked)
 	return ino, a, nil
+}
+
+// cachedName is what the caches answer for name in parent, when they
+// can: missingEntry, or an inode and its attributes.
+func (c *Client) cachedName(parent Ino, name string) (Ino, Attr, bool) {
+	ino, known := c.entries.get(parent, name)
+	switch {
+	case !known:
+		return 0, Attr{}, false
+	case ino == missingEntry:
+		return ino, Attr{}, true
+	}
+	a, ok := c.attrs.get(ino)
+	return ino, a, ok
 }
 
 // GetAttr returns ino's attributes, from the cache when fresh enough.
