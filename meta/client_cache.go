@@ -14,6 +14,13 @@ type attrCache struct {
 	// entries still waiting for the engine's answer (see beginChange).
 	changing map[Ino]*pendingChanges
 	stored   uint64 // counts puts: which came before a change began
+	// touched counts every put, derived change and drop: what a listing
+	// with attributes, which began at a count, must not replace
+	// (putListedSince). gone holds the inodes dropped while listings
+	// (how many run) were under way, with their count.
+	touched  uint64
+	listings int
+	gone     map[Ino]uint64
 }
 
 type pendingChanges struct {
@@ -31,6 +38,7 @@ type cachedAttr struct {
 	attr    Attr
 	expires time.Time
 	stored  uint64
+	touched uint64
 }
 
 func newAttrCache() *attrCache {
@@ -84,30 +92,49 @@ func (c *attrCache) putListed(es []Entry, ttl time.Duration) {
 	}
 }
 
-// mark is the count of attributes stored so far, for putListedSince.
-func (c *attrCache) mark() uint64 {
+// beginListing notes that a listing with attributes is under way and
+// returns its mark for putListedSince; endListing must follow.
+func (c *attrCache) beginListing() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.stored
+	c.listings++
+	if c.gone == nil {
+		c.gone = make(map[Ino]uint64)
+	}
+	return c.touched
 }
 
-// putListedSince is putListed for a listing read after mark was taken:
-// an inode whose attributes were stored since keeps them, as they may
-// hold a change of this client that the listing predates.
-func (c *attrCache) putListedSince(es []Entry, ttl time.Duration, mark uint64) {
+func (c *attrCache) endListing() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.listings--; c.listings == 0 {
+		c.gone = nil
+	}
+}
+
+// putListedSince is putListed for a listing that began at mark
+// (beginListing), and returns the entries it stored. An inode this
+// client stored, derived or dropped attributes of since keeps what it
+// has, as that may hold a change the listing predates, and so does a
+// directory with a change of its entries under way (endChange decides).
+func (c *attrCache) putListedSince(es []Entry, ttl time.Duration, mark uint64) []Entry {
 	expires := attrExpiry(ttl)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.makeRoomLocked(len(es))
+	stored := es[:0:0]
 	for i := range es {
-		if es[i].Attr == nil {
+		ino := es[i].Ino
+		if es[i].Attr == nil || c.gone[ino] > mark || c.changing[ino] != nil {
 			continue
 		}
-		if e, ok := c.m[es[i].Ino]; ok && e.stored > mark {
+		if e, ok := c.m[ino]; ok && e.touched > mark {
 			continue
 		}
-		c.storeLocked(es[i].Ino, *es[i].Attr, expires)
+		c.storeLocked(ino, *es[i].Attr, expires)
+		stored = append(stored, es[i])
 	}
+	return stored
 }
 
 // attrExpiry is when attributes cached for ttl expire: never served (the
@@ -128,14 +155,25 @@ func (c *attrCache) makeRoomLocked(n int) {
 
 func (c *attrCache) storeLocked(ino Ino, a Attr, expires time.Time) {
 	c.stored++
-	c.m[ino] = cachedAttr{attr: a, expires: expires, stored: c.stored}
+	c.touched++
+	c.m[ino] = cachedAttr{attr: a, expires: expires, stored: c.stored, touched: c.touched}
 }
 
 func (c *attrCache) drop(inos ...Ino) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, ino := range inos {
-		delete(c.m, ino)
+		c.forgetLocked(ino)
+	}
+}
+
+// forgetLocked drops ino's attributes, noting it for the listings under
+// way (putListedSince).
+func (c *attrCache) forgetLocked(ino Ino) {
+	delete(c.m, ino)
+	c.touched++
+	if c.listings > 0 {
+		c.gone[ino] = c.touched
 	}
 }
 
@@ -173,10 +211,11 @@ func (c *attrCache) endChange(dir Ino, derive func(Attr) Attr) {
 	}
 	e, ok := c.m[dir]
 	if !alone || derive == nil || !ok || e.stored >= p.before || !time.Now().Before(e.expires) {
-		delete(c.m, dir)
+		c.forgetLocked(dir)
 		return
 	}
-	c.m[dir] = cachedAttr{attr: derive(e.attr), expires: e.expires, stored: e.stored}
+	c.touched++
+	c.m[dir] = cachedAttr{attr: derive(e.attr), expires: e.expires, stored: e.stored, touched: c.touched}
 }
 
 // entryCache maps (directory, name) to an inode until it expires.
@@ -256,15 +295,17 @@ func (c *entryCache) asked() uint64 { return c.changes.Load() }
 // unless a change of this client stored the name since: the look-up's
 // answer may be older than that change. It is the engine's state, as a
 // listing running meanwhile may hold it too, and does not make the
-// listing stale (see relisted). It counts towards listing parent
-// (lookedUpLocked).
-func (c *entryCache) found(parent Ino, name string, ino Ino, ttl time.Duration, asked uint64) {
+// listing stale (see relisted). With count, it counts towards listing
+// parent (lookedUpLocked).
+func (c *entryCache) found(parent Ino, name string, ino Ino, ttl time.Duration, asked uint64, count bool) {
 	if ttl <= 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.lookedUpLocked(parent, ino == missingEntry)
+	if count {
+		c.lookedUpLocked(parent, ino == missingEntry)
+	}
 	k := entryKey{parent, name}
 	if e, ok := c.m[k]; ok && e.change > asked {
 		return
@@ -394,12 +435,14 @@ func (c *Client) nameGone(parent Ino, name string) {
 	c.entries.put(parent, name, missingEntry, c.MissingEntryTTL())
 }
 
+// nameFound counts towards a listing with attributes only when its
+// names and attributes would be kept (relisted, putListedSince).
 func (c *Client) nameFound(parent Ino, name string, ino Ino, a *Attr, asked uint64) {
-	c.entries.found(parent, name, ino, c.entryTTL(a), asked)
+	c.entries.found(parent, name, ino, c.entryTTL(a), asked, c.MissingEntryTTL() > 0 && c.cfg.AttrTimeout > 0)
 }
 
 func (c *Client) nameNotFound(parent Ino, name string, asked uint64) {
-	c.entries.found(parent, name, missingEntry, c.MissingEntryTTL(), asked)
+	c.entries.found(parent, name, missingEntry, c.MissingEntryTTL(), asked, true)
 }
 
 func (c *Client) nameUnsure(parent Ino, name string) { c.entries.drop(parent, name) }

@@ -92,10 +92,11 @@ func (w *treeCloner) cloneOne(ctx context.Context, src, parent Ino, name string)
 	a, err := w.cloner.Clone(ctx, w.cred, src, parent, name, ino, w.preserve)
 	// The name is new in parent: the entry cache must not hold it
 	// missing (a window of parent's names may have opened meanwhile).
-	w.c.nameUnsure(parent, name)
 	if err != nil {
+		w.c.nameUnsure(parent, name)
 		return 0, Attr{}, err
 	}
+	w.c.nameIs(parent, name, ino, &a)
 	w.made[ino] = true
 	w.c.count(ctx, parent, entryOf(&a))
 	if w.cloned != nil {

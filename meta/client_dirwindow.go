@@ -175,7 +175,11 @@ func (c *Client) relistIfDue(ctx context.Context, dir Ino) bool {
 		return false
 	}
 	start := now()
-	mark := c.attrs.mark()
+	var mark uint64
+	if plus {
+		mark = c.attrs.beginListing()
+		defer c.attrs.endListing()
+	}
 	all, err := readAll(ctx, c.eng, dir, bound, plus)
 	c.observe("readdir", start)
 	if err != nil {
@@ -187,8 +191,7 @@ func (c *Client) relistIfDue(ctx context.Context, dir Ino) bool {
 		return false
 	}
 	if plus {
-		c.attrs.putListedSince(all, c.cfg.AttrTimeout, mark)
-		c.stats.reachedListed(dir, all)
+		c.stats.reachedListed(dir, c.attrs.putListedSince(all, c.cfg.AttrTimeout, mark))
 	}
 	return true
 }

@@ -323,6 +323,10 @@ func TestAttributesOfADirectoryListed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	sub, _, err := other.Mknod(ctx, meta.RootCred, d, "sub", meta.TypeDirectory, 0755, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	requests := func() (int64, int64) { return counted.lookups.Load(), counted.readdirs.Load() }
 	lookAll := func() {
 		t.Helper()
@@ -348,19 +352,30 @@ func TestAttributesOfADirectoryListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, _, err := c.Lookup(ctx, meta.RootCred, d, "sub"); err != nil {
+		t.Fatal(err)
+	}
 	mode := uint16(0600)
 	counted.afterReaddir = func() {
 		counted.afterReaddir = nil
 		if _, err := c.SetAttr(ctx, meta.RootCred, f10, meta.SetAttr{Mode: &mode}); err != nil {
 			t.Error(err)
 		}
+		// sub's attributes change too (its link count, derived here).
+		if _, _, err := c.Mknod(ctx, meta.RootCred, sub, "inner", meta.TypeDirectory, 0755, 0, ""); err != nil {
+			t.Error(err)
+		}
 	}
 	lookAll()
+	// f10 and sub, then four of lookAll's: the fourth lists.
 	if l, r := requests(); l != 8 || r != 2 {
 		t.Errorf("the second time: %d look-ups and %d listings in all, want 8 and 2", l, r)
 	}
 	if _, a, err := c.Lookup(ctx, meta.RootCred, d, "f10"); err != nil || a.Mode != mode {
 		t.Errorf("f10 after a chmod during the listing: mode %o (%v), want %o", a.Mode, err, mode)
+	}
+	if _, a, err := c.Lookup(ctx, meta.RootCred, d, "sub"); err != nil || a.Nlink != 3 {
+		t.Errorf("sub after a mkdir in it during the listing: %d links (%v), want 3", a.Nlink, err)
 	}
 }
 

@@ -320,9 +320,9 @@ func (c *Client) rmdir(ctx context.Context, cred Cred, parent Ino, name string) 
 // rename moves srcParent/srcName to dstParent/dstName (renameat2 flags).
 // replaced is the inode that lost its last link to the move, if any.
 func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (moved Ino, attr Attr, replaced Ino, err error) {
-	moved, attr, replaced, err = c.renameOnce(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
+	moved, attr, replaced, err = c.renameOnce(ctx, cred, srcParent, srcName, dstParent, dstName, flags, true)
 	if errors.Is(err, errUnseenTarget) {
-		return c.renameOnce(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
+		return c.renameOnce(ctx, cred, srcParent, srcName, dstParent, dstName, flags, false)
 	}
 	return moved, attr, replaced, err
 }
@@ -332,16 +332,17 @@ func (c *Client) rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 // held, so that the next try looks it up.
 var errUnseenTarget = errors.New("the rename's target exists after all")
 
-// renameOnce is rename, but a move onto a name this client holds as
-// missing is sent with RenameNoReplace: another mount may have made the
-// name since (within the entry cache duration, or a window of the
-// directory's names), and replacing it unseen would leave it out of the
-// statistics and quotas (renameCounts), and out of the trash (Rename).
-// When the engine says the name exists, it answers errUnseenTarget.
-func (c *Client) renameOnce(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32) (moved Ino, attr Attr, replaced Ino, err error) {
+// renameOnce is rename, but with guess a move onto a name this client
+// holds as missing is sent with RenameNoReplace: another mount may have
+// made the name since (within the entry cache duration, or a window of
+// the directory's names), and replacing it unseen would leave it out of
+// the statistics and quotas (renameCounts), and out of the trash
+// (Rename). When the engine says the name exists, it answers
+// errUnseenTarget.
+func (c *Client) renameOnce(ctx context.Context, cred Cred, srcParent Ino, srcName string, dstParent Ino, dstName string, flags uint32, guess bool) (moved Ino, attr Attr, replaced Ino, err error) {
 	old, cached := c.entries.get(dstParent, dstName)
 	sent := flags
-	if cached && old == missingEntry && flags&(RenameNoReplace|RenameExchange) == 0 {
+	if guess && cached && old == missingEntry && flags&(RenameNoReplace|RenameExchange) == 0 {
 		sent |= RenameNoReplace
 	}
 	counted, err := c.renameCounts(ctx, srcParent, srcName, dstParent, dstName, old, cached, flags)

@@ -177,7 +177,7 @@ func (c *Client) Rename(ctx context.Context, cred Cred, srcParent Ino, srcName s
 	if errors.Is(err, ErrNotFound) {
 		// Held missing: if another mount made it since, the move does
 		// not replace it unseen (renameOnce), and it is looked up again.
-		moved, attr, replaced, rerr := c.renameOnce(ctx, cred, srcParent, srcName, dstParent, dstName, flags)
+		moved, attr, replaced, rerr := c.renameOnce(ctx, cred, srcParent, srcName, dstParent, dstName, flags, true)
 		if !errors.Is(rerr, errUnseenTarget) {
 			return moved, attr, replaced, rerr
 		}

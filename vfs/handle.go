@@ -135,14 +135,17 @@ func (v *VFS) Open(ctx context.Context, cred meta.Cred, ino meta.Ino, flags uint
 }
 
 // Create makes a regular file parent/name and opens it. Without O_EXCL, a
-// name that exists after all is opened, as open(2) opens an existing name
-// with O_CREAT: the kernel sends a create for a name this mount holds as
-// missing, and another mount may have made it since (within the entry
-// cache duration).
+// name that exists after all is ESTALE: the kernel sends a create for a
+// name this mount holds as missing, and another mount may have made it
+// since (within the entry cache duration). On ESTALE the kernel walks the
+// path again, looking every name up afresh (LOOKUP_REVAL), and the
+// failed create has made this client forget the name, so the kernel
+// finds the file and opens it with all of open(2)'s rules (permissions,
+// symbolic links, O_TRUNC) instead of failing with EEXIST.
 func (v *VFS) Create(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, mode uint16, flags uint32) (uint64, Entry, error) {
 	e, err := v.Mknod(ctx, cred, parent, name, meta.TypeFile, mode, 0)
 	if errors.Is(err, meta.ErrExists) && flags&syscall.O_EXCL == 0 {
-		return v.openExisting(ctx, cred, parent, name, flags)
+		return 0, Entry{}, meta.ErrStale
 	}
 	if err != nil {
 		return 0, Entry{}, err
@@ -150,31 +153,6 @@ func (v *VFS) Create(ctx context.Context, cred meta.Cred, parent meta.Ino, name 
 	h := &handle{ino: e.Ino, flags: flags, file: v.getFile(e.Ino)}
 	v.client.Opened(e.Ino)
 	return v.addHandle(h), e, nil
-}
-
-// openExisting opens parent/name, which a create found made: a directory
-// is EISDIR and any other type than a file EEXIST, as for open(2) with
-// O_CREAT, and the access flags ask for is checked here, as the kernel
-// checked only the parent's, for a create.
-func (v *VFS) openExisting(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, flags uint32) (uint64, Entry, error) {
-	e, err := v.Lookup(ctx, cred, parent, name)
-	if err != nil {
-		return 0, Entry{}, err
-	}
-	switch {
-	case e.Attr.IsDir():
-		return 0, Entry{}, meta.ErrIsDir
-	case e.Attr.Type != meta.TypeFile:
-		return 0, Entry{}, meta.ErrExists
-	}
-	if err := meta.Access(&e.Attr, cred, accessMask(flags)); err != nil {
-		return 0, Entry{}, err
-	}
-	fh, a, err := v.Open(ctx, cred, e.Ino, flags)
-	if err != nil {
-		return 0, Entry{}, err
-	}
-	return fh, Entry{Ino: e.Ino, Attr: a}, nil
 }
 
 // Read reads from an open file at off into p.
