@@ -208,6 +208,22 @@ func TestNamesOfADirectoryListedAgain(t *testing.T) {
 	want("y6", 0, 11, 2)
 }
 
+// dirWithFiles makes directory name in the root, holding files f0, f1…,
+// through client c.
+func dirWithFiles(t *testing.T, c *meta.Client, name string, files int) meta.Ino {
+	t.Helper()
+	d, _, err := c.Mknod(ctx, meta.RootCred, meta.RootIno, name, meta.TypeDirectory, 0755, 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range files {
+		if _, _, err := c.Mknod(ctx, meta.RootCred, d, fmt.Sprintf("f%d", i), meta.TypeFile, 0644, 0, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
+
 // A directory this client did not make (another mount's, or one made
 // before this mount started) is listed once four look-ups found names
 // missing there, and its names are known from then on as in a directory
@@ -220,19 +236,6 @@ func TestNamesOfADirectoryMadeElsewhere(t *testing.T) {
 	counted := &lookupCounter{Engine: eng}
 	c = meta.NewClient(counted, c.Config())
 	other := meta.NewClient(eng, c.Config())
-	dirWith := func(name string, files int) meta.Ino {
-		t.Helper()
-		d, _, err := other.Mknod(ctx, meta.RootCred, meta.RootIno, name, meta.TypeDirectory, 0755, 0, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range files {
-			if _, _, err := other.Mknod(ctx, meta.RootCred, d, fmt.Sprintf("f%d", i), meta.TypeFile, 0644, 0, ""); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return d
-	}
 	// look looks up n names of d that are missing and returns how many
 	// look-ups and listings reached the engine.
 	next := 0
@@ -248,7 +251,7 @@ func TestNamesOfADirectoryMadeElsewhere(t *testing.T) {
 		return counted.lookups.Load() - l, counted.readdirs.Load() - r
 	}
 
-	small := dirWith("small", 3)
+	small := dirWithFiles(t, other, "small", 3)
 	if l, r := look(small, 4); l != 4 || r != 0 {
 		t.Errorf("the first four missing names: %d look-ups and %d listings, want 4 and 0", l, r)
 	}
@@ -261,7 +264,7 @@ func TestNamesOfADirectoryMadeElsewhere(t *testing.T) {
 
 	// 600 names: the first listing (at most 512 names, one page) stops
 	// short; the second, after eight more look-ups, reads them all.
-	mid := dirWith("mid", 600)
+	mid := dirWithFiles(t, other, "mid", 600)
 	if l, r := look(mid, 4); l != 4 || r != 0 {
 		t.Errorf("the first four missing names: %d look-ups and %d listings, want 4 and 0", l, r)
 	}
@@ -275,7 +278,7 @@ func TestNamesOfADirectoryMadeElsewhere(t *testing.T) {
 	// Past the largest bound, the directory goes back to look-ups. Each
 	// listing on the way read at most one name more than its bound:
 	// 512, 1,024 ... 16,384.
-	big := dirWith("big", 1<<14+1)
+	big := dirWithFiles(t, other, "big", 1<<14+1)
 	listed := counted.listed.Load()
 	look(big, 1000)
 	if l, r := look(big, 1000); l != 1000 || r != 0 {
@@ -313,16 +316,8 @@ func TestAttributesOfADirectoryListed(t *testing.T) {
 	counted := &lookupCounter{Engine: eng}
 	c = meta.NewClient(counted, cfg)
 	other := meta.NewClient(eng, cfg)
-	d, _, err := other.Mknod(ctx, meta.RootCred, meta.RootIno, "d", meta.TypeDirectory, 0755, 0, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const files = 40
-	for i := range files {
-		if _, _, err := other.Mknod(ctx, meta.RootCred, d, fmt.Sprintf("f%d", i), meta.TypeFile, 0644, 0, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d := dirWithFiles(t, other, "d", files)
 	sub, _, err := other.Mknod(ctx, meta.RootCred, d, "sub", meta.TypeDirectory, 0755, 0, "")
 	if err != nil {
 		t.Fatal(err)
@@ -387,16 +382,8 @@ func TestAttributesAfterAListingOfNames(t *testing.T) {
 	counted := &lookupCounter{Engine: eng}
 	c = meta.NewClient(counted, c.Config())
 	other := meta.NewClient(eng, c.Config())
-	d, _, err := other.Mknod(ctx, meta.RootCred, meta.RootIno, "d", meta.TypeDirectory, 0755, 0, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	const files = 40
-	for i := range files {
-		if _, _, err := other.Mknod(ctx, meta.RootCred, d, fmt.Sprintf("f%d", i), meta.TypeFile, 0644, 0, ""); err != nil {
-			t.Fatal(err)
-		}
-	}
+	d := dirWithFiles(t, other, "d", files)
 	for i := range 5 {
 		if _, _, err := c.Lookup(ctx, meta.RootCred, d, fmt.Sprintf("x%d", i)); !errors.Is(err, meta.ErrNotFound) {
 			t.Fatalf("look-up of a missing name: %v", err)
