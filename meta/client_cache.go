@@ -16,7 +16,7 @@ type attrCache struct {
 	stored   uint64 // counts puts: which came before a change began
 	// touched counts every put, derived change and drop: what a listing
 	// with attributes, which began at a count, must not replace
-	// (putListedSince). gone holds the inodes dropped while listings
+	// (putListed). gone holds the inodes dropped while listings
 	// (how many run) were under way, with their count.
 	touched  uint64
 	listings int
@@ -77,23 +77,8 @@ func (c *attrCache) put(ino Ino, a Attr, ttl time.Duration) {
 	c.storeLocked(ino, a, expires)
 }
 
-// putListed caches the attributes of every entry of a readdirplus page
-// that has them, as put would one by one, under one lock and one clock
-// reading.
-func (c *attrCache) putListed(es []Entry, ttl time.Duration) {
-	expires := attrExpiry(ttl)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.makeRoomLocked(len(es))
-	for i := range es {
-		if es[i].Attr != nil {
-			c.storeLocked(es[i].Ino, *es[i].Attr, expires)
-		}
-	}
-}
-
 // beginListing notes that a listing with attributes is under way and
-// returns its mark for putListedSince; endListing must follow.
+// returns its mark for putListed; endListing must follow.
 func (c *attrCache) beginListing() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -112,12 +97,14 @@ func (c *attrCache) endListing() {
 	}
 }
 
-// putListedSince is putListed for a listing that began at mark
-// (beginListing), and returns the entries it stored. An inode this
-// client stored, derived or dropped attributes of since keeps what it
-// has, as that may hold a change the listing predates, and so does a
-// directory with a change of its entries under way (endChange decides).
-func (c *attrCache) putListedSince(es []Entry, ttl time.Duration, mark uint64) []Entry {
+// putListed caches the attributes of every entry of a listing with
+// attributes that began at mark (beginListing), as put would one by one
+// under one lock and one clock reading, and returns the entries it
+// stored. An inode this client stored, derived or dropped attributes of
+// since keeps what it has, as that may hold a change the listing
+// predates, and so does a directory with a change of its entries under
+// way (endChange decides).
+func (c *attrCache) putListed(es []Entry, ttl time.Duration, mark uint64) []Entry {
 	expires := attrExpiry(ttl)
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -168,7 +155,7 @@ func (c *attrCache) drop(inos ...Ino) {
 }
 
 // forgetLocked drops ino's attributes, noting it for the listings under
-// way (putListedSince).
+// way (putListed).
 func (c *attrCache) forgetLocked(ino Ino) {
 	delete(c.m, ino)
 	c.touched++
@@ -436,7 +423,7 @@ func (c *Client) nameGone(parent Ino, name string) {
 }
 
 // nameFound counts towards a listing with attributes only when its
-// names and attributes would be kept (relisted, putListedSince).
+// names and attributes would be kept (relisted, attrCache.putListed).
 func (c *Client) nameFound(parent Ino, name string, ino Ino, a *Attr, asked uint64) {
 	c.entries.found(parent, name, ino, c.entryTTL(a), asked, c.MissingEntryTTL() > 0 && c.cfg.AttrTimeout > 0)
 }

@@ -98,12 +98,11 @@ func (s *dirStats) reachedLocked(dir, ino Ino, a *Attr) {
 	}
 }
 
-// noteListed caches what a readdirplus page of directory dir found, as
-// noteReached and nameIs do for one entry.
-func (c *Client) noteListed(dir Ino, es []Entry) {
-	c.attrs.putListed(es, c.cfg.AttrTimeout)
-	c.stats.reachedListed(dir, es)
-	c.entries.putListed(dir, es, c.entryTTL)
+// listedAttrs caches the attributes a listing of directory dir that
+// began at mark (attrCache.beginListing) found, as noteReached does for
+// one entry, but for those this client changed since.
+func (c *Client) listedAttrs(dir Ino, es []Entry, mark uint64) {
+	c.stats.reachedListed(dir, c.attrs.putListed(es, c.cfg.AttrTimeout, mark))
 }
 
 // noteReached caches what a look-up or a readdirplus found: inode ino

@@ -191,7 +191,7 @@ func (c *Client) relistIfDue(ctx context.Context, dir Ino) bool {
 		return false
 	}
 	if plus {
-		c.stats.reachedListed(dir, c.attrs.putListedSince(all, c.cfg.AttrTimeout, mark))
+		c.listedAttrs(dir, all, mark)
 	}
 	return true
 }

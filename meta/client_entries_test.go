@@ -374,6 +374,33 @@ func TestAttributesOfADirectoryListed(t *testing.T) {
 	}
 }
 
+// A readdirplus page does not replace attributes this client changed
+// while the page was read: the kernel lists a directory while a process
+// chmods a file in it.
+func TestReaddirPlusKeepsNewerAttributes(t *testing.T) {
+	c, eng := newGatedClient(t)
+	counted := &lookupCounter{Engine: eng}
+	c = meta.NewClient(counted, c.Config())
+	d := dirWithFiles(t, c, "d", 3)
+	f1, _, err := c.Lookup(ctx, meta.RootCred, d, "f1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode := uint16(0600)
+	counted.afterReaddir = func() {
+		counted.afterReaddir = nil
+		if _, err := c.SetAttr(ctx, meta.RootCred, f1, meta.SetAttr{Mode: &mode}); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := c.Readdir(ctx, d, "", 100, true); err != nil {
+		t.Fatal(err)
+	}
+	if a, err := c.GetAttr(ctx, f1); err != nil || a.Mode != mode {
+		t.Errorf("f1 after a chmod during a readdirplus: mode %o (%v), want %o", a.Mode, err, mode)
+	}
+}
+
 // After a listing without attributes (due to names found missing), the
 // names that exist are known but not their attributes: look-ups of them
 // lead to a listing with attributes all the same.

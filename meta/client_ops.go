@@ -424,6 +424,11 @@ func (c *Client) Readlink(ctx context.Context, ino Ino) (string, error) {
 // cached as a lookup would.
 func (c *Client) Readdir(ctx context.Context, ino Ino, after string, limit int, plus bool) ([]Entry, error) {
 	start := now()
+	var mark uint64
+	if plus {
+		mark = c.attrs.beginListing()
+		defer c.attrs.endListing()
+	}
 	es, err := c.eng.Readdir(ctx, ino, after, limit, plus)
 	c.observe("readdir", start)
 	if err == nil && ino == RootIno {
@@ -433,7 +438,8 @@ func (c *Client) Readdir(ctx context.Context, ino Ino, after string, limit int, 
 		return nil, err
 	}
 	if plus {
-		c.noteListed(ino, es)
+		c.listedAttrs(ino, es, mark)
+		c.entries.putListed(ino, es, c.entryTTL)
 	}
 	return es, nil
 }
