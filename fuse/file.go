@@ -1,6 +1,8 @@
 package fuse
 
 import (
+	"errors"
+	"syscall"
 	"time"
 
 	gofuse "github.com/hanwen/go-fuse/v2/fuse"
@@ -8,9 +10,19 @@ import (
 	"cairn/meta"
 )
 
+// Create answers ESTALE, not EEXIST, for a name that exists without
+// O_EXCL: the kernel sends a create for a name this mount holds as
+// missing, and another mount may have made it since (within the entry
+// cache duration). On ESTALE the kernel walks the path again, looking
+// every name up afresh (LOOKUP_REVAL); the failed create has made the
+// client forget the name, so the kernel finds the file and opens it with
+// all of open(2)'s rules (permissions, symbolic links, O_TRUNC).
 func (fs *FS) Create(cancel <-chan struct{}, in *gofuse.CreateIn, name string, out *gofuse.CreateOut) gofuse.Status {
 	defer fs.observe("create", time.Now())
 	fh, e, err := fs.v.Create(ctxOf(cancel), fs.cred(&in.InHeader), fs.ino(in.NodeId), name, uint16(in.Mode&07777), in.Flags)
+	if errors.Is(err, meta.ErrExists) && in.Flags&syscall.O_EXCL == 0 {
+		return gofuse.Status(syscall.ESTALE)
+	}
 	if err != nil {
 		return fs.errno("create", err)
 	}

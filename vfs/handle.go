@@ -134,19 +134,9 @@ func (v *VFS) Open(ctx context.Context, cred meta.Cred, ino meta.Ino, flags uint
 	return v.addHandle(h), v.overlay(ino, a), nil
 }
 
-// Create makes a regular file parent/name and opens it. Without O_EXCL, a
-// name that exists after all is ESTALE: the kernel sends a create for a
-// name this mount holds as missing, and another mount may have made it
-// since (within the entry cache duration). On ESTALE the kernel walks the
-// path again, looking every name up afresh (LOOKUP_REVAL), and the
-// failed create has made this client forget the name, so the kernel
-// finds the file and opens it with all of open(2)'s rules (permissions,
-// symbolic links, O_TRUNC) instead of failing with EEXIST.
+// Create makes a regular file parent/name and opens it.
 func (v *VFS) Create(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, mode uint16, flags uint32) (uint64, Entry, error) {
 	e, err := v.Mknod(ctx, cred, parent, name, meta.TypeFile, mode, 0)
-	if errors.Is(err, meta.ErrExists) && flags&syscall.O_EXCL == 0 {
-		return 0, Entry{}, meta.ErrStale
-	}
 	if err != nil {
 		return 0, Entry{}, err
 	}
