@@ -144,17 +144,9 @@ func engineRequests(t *testing.T, statsPath string) uint64 {
 func TestCreatesOutlastTheWindow(t *testing.T) {
 	const ttl = 300 * time.Millisecond
 	v := newVolume(t)
-	here := filepath.Join(tempDir(t), "here")
-	there := filepath.Join(tempDir(t), "there")
-	for _, dir := range []string{here, there} {
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	v.mountAt(t, here, "--entry-cache", ttl.String(), "--dir-entry-cache", ttl.String(), "--attr-cache", "1h", "--backup-meta", "0")
-	v.mountAt(t, there, "--backup-meta", "0")
-	for _, maker := range []string{here, there} {
-		dir := "made-" + filepath.Base(maker)
+	here := v.mountAt(t, tempDir(t), "--entry-cache", ttl.String(), "--dir-entry-cache", ttl.String(), "--attr-cache", "1h", "--backup-meta", "0").Dir
+	there := v.mountAt(t, tempDir(t), "--backup-meta", "0").Dir
+	for dir, maker := range map[string]string{"made-here": here, "made-there": there} {
 		if err := os.Mkdir(filepath.Join(maker, dir), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -201,16 +193,9 @@ func TestCreatesOutlastTheWindow(t *testing.T) {
 // system; with O_EXCL it fails with EEXIST.
 func TestCreateOfANameMadeElsewhere(t *testing.T) {
 	v := newVolume(t)
-	here := filepath.Join(tempDir(t), "here")
-	there := filepath.Join(tempDir(t), "there")
-	for _, dir := range []string{here, there} {
-		if err := os.Mkdir(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// Names held missing for an hour: the test does not depend on speed.
-	v.mountAt(t, here, "--entry-cache", "1h", "--dir-entry-cache", "1h", "--backup-meta", "0")
-	v.mountAt(t, there, "--backup-meta", "0")
+	here := v.mountAt(t, tempDir(t), "--entry-cache", "1h", "--dir-entry-cache", "1h", "--backup-meta", "0").Dir
+	there := v.mountAt(t, tempDir(t), "--backup-meta", "0").Dir
 	if err := os.Mkdir(filepath.Join(here, "d"), 0o755); err != nil {
 		t.Fatal(err)
 	}
