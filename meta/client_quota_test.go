@@ -11,7 +11,7 @@ import (
 	"cairn/meta/kv"
 )
 
-// lookupCounter is an engine that counts its Lookups.
+// lookupCounter is an engine that counts its Lookups and Readdirs.
 type lookupCounter struct {
 	meta.Engine
 	lookups  atomic.Int64

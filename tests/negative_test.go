@@ -223,3 +223,39 @@ func TestCreateOfANameMadeElsewhere(t *testing.T) {
 		t.Errorf("open(O_CREAT|O_EXCL) of a name another mount made: %v, want EEXIST", err)
 	}
 }
+
+// TestStatsOfNamesThatExist: after the entry cache duration the kernel
+// looks every name up again before a stat; in a directory another mount
+// filled, the look-ups that find their names soon cost as much as a
+// listing with attributes, which answers the rest of them.
+func TestStatsOfNamesThatExist(t *testing.T) {
+	const ttl, files = 300 * time.Millisecond, 200
+	v := newVolume(t)
+	here := v.mountAt(t, tempDir(t), "--entry-cache", ttl.String(), "--dir-entry-cache", ttl.String(), "--attr-cache", ttl.String(), "--backup-meta", "0").Dir
+	there := v.mountAt(t, tempDir(t), "--backup-meta", "0").Dir
+	if err := os.Mkdir(filepath.Join(there, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range files {
+		if err := os.WriteFile(filepath.Join(there, "d", fmt.Sprintf("f%d", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stats := filepath.Join(here, ".stats")
+	for pass := range 2 {
+		time.Sleep(ttl + ttl/3) // every name of d expired here
+		before := engineRequests(t, stats)
+		start := time.Now()
+		for i := range files {
+			lstat(t, filepath.Join(here, "d", fmt.Sprintf("f%d", i)))
+		}
+		windows := int(time.Since(start)/ttl) + 1
+		n := engineRequests(t, stats) - before
+		t.Logf("pass %d: %d stats in %d windows: %d look-ups and listings", pass, files, windows, n)
+		// A window: 4 look-ups and a listing that stops short, then
+		// 8 more and one that reads all 200, or 200/16 and one listing.
+		if limit := uint64(16*windows + 4); n > limit {
+			t.Errorf("pass %d: %d stats of names another mount made sent %d look-ups and listings to the engine, want at most %d", pass, files, n, limit)
+		}
+	}
+}
