@@ -224,3 +224,25 @@ func TestTrashDaysDefault(t *testing.T) {
 		t.Errorf("settings of a volume formatted without --trash-days: %s, want trash_days 1", out)
 	}
 }
+
+// TestRenameOntoANameMadeElsewhere: a rename onto a name this mount holds
+// as missing (every name of a directory it just made) that another mount
+// made meanwhile replaces that file as rename(2) does, and the file goes
+// to the trash, as any file a rename replaces.
+func TestRenameOntoANameMadeElsewhere(t *testing.T) {
+	needMount(t)
+	v := formatVolume(t, "--trash-days", "1")
+	// Names held missing for an hour: the test does not depend on speed.
+	v.mount(t, "--entry-cache", "1h", "--dir-entry-cache", "1h")
+	there := v.mountAt(t, tempDir(t)).Dir
+	must(t, os.Mkdir(v.path("d"), 0o755), "mkdir d")
+	must(t, os.WriteFile(filepath.Join(there, "d", "v"), []byte("theirs"), 0o644), "write d/v through the other mount")
+	must(t, os.WriteFile(v.path("d", "tmp"), []byte("ours"), 0o644), "write d/tmp")
+	must(t, os.Rename(v.path("d", "tmp"), v.path("d", "v")), "rename d/tmp onto d/v")
+	if got, err := os.ReadFile(v.path("d", "v")); err != nil || string(got) != "ours" {
+		t.Errorf("d/v after the rename: %q (%v), want %q", got, err, "ours")
+	}
+	if got, err := os.ReadFile(trashEntry(t, v, "v")); err != nil || string(got) != "theirs" {
+		t.Errorf("the trash's copy of the replaced d/v: %q (%v), want %q", got, err, "theirs")
+	}
+}
