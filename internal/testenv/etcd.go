@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -127,6 +128,8 @@ func (c *EtcdCluster) URL(prefix string) string {
 func (c *EtcdCluster) startProcess(i int) error {
 	m := c.Members[i]
 	m.cmd = exec.Command(c.bin, m.args...)
+	// Should the test binary die (a panic, a timeout), the member goes too.
+	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := m.cmd.Start(); err != nil {
 		return fmt.Errorf("start etcd member %s: %v", m.Name, err)
 	}
@@ -188,6 +191,26 @@ func (c *EtcdCluster) Kill(i int) {
 	m.cmd.Process.Kill()
 	m.cmd.Wait()
 	m.cmd = nil
+}
+
+// Freeze stops every member (SIGSTOP) as a disk that stalls on fsync
+// holds them all: nothing answers, nothing is lost, no election follows
+// when they go on together (Thaw).
+func (c *EtcdCluster) Freeze() { c.signalAll(syscall.SIGSTOP) }
+
+// Thaw lets the members Freeze stopped go on (SIGCONT).
+func (c *EtcdCluster) Thaw() { c.signalAll(syscall.SIGCONT) }
+
+func (c *EtcdCluster) signalAll(sig syscall.Signal) {
+	c.t.Helper()
+	for _, m := range c.Members {
+		if m.cmd == nil || m.cmd.Process == nil {
+			continue
+		}
+		if err := m.cmd.Process.Signal(sig); err != nil {
+			c.t.Fatalf("signal etcd member %s: %v", m.Name, err)
+		}
+	}
 }
 
 // Restart starts killed members again on their data directories and

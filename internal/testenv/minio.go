@@ -111,6 +111,8 @@ func (s *MinIOServer) Start() {
 		"MINIO_BROWSER=off", "MINIO_UPDATE=off", "MINIO_DOMAIN=localhost")
 	s.cmd.Stdout = &s.logBuf
 	s.cmd.Stderr = &s.logBuf
+	// Should the test binary die (a panic, a timeout), the server goes too.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("start minio: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -62,6 +63,8 @@ func (s *RedisServer) URL(db int) string { return fmt.Sprintf("redis://%s/%d", s
 func (s *RedisServer) Start() {
 	s.t.Helper()
 	s.cmd = exec.Command(s.bin, s.args...)
+	// Should the test binary die (a panic, a timeout), the server goes too.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("start redis-server: %v", err)
 	}

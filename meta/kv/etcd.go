@@ -26,6 +26,14 @@ const (
 	etcdPage           = 512
 	etcdRequestTimeout = 3 * time.Second
 	etcdRetryWindow    = 5 * time.Second
+	// etcdCommitTimeout is how long a commit waits for its answer. A
+	// member gives up on a proposal it could not commit after its own
+	// request timeout (5 s plus two election timeouts: 7 s by default)
+	// and says so; until then a slow commit (a member's disk that stalls
+	// on fsync) is only slow, and cutting it short would turn it into an
+	// operation of unknown outcome, EIO to the application, while etcd
+	// goes on to apply it.
+	etcdCommitTimeout = 10 * time.Second
 )
 
 // EtcdStore is a volume in an etcd v3 cluster. A transaction reads at one
@@ -68,14 +76,18 @@ func (s *EtcdStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
 	return err
 }
 
-// call runs one request with the per-request timeout (longer for bulk
-// requests, see withBulk), counts it and turns
+// call runs one request with the per-request timeout (a read's short one,
+// retried; a commit's long enough for the cluster's own verdict; longer
+// for bulk requests, see withBulk), counts it and turns
 // the errors that mean "no cluster" into one clear message. A request that
 // surely did not run (no leader) is retried for a few seconds, so that a
 // leader election passes unnoticed; so is a read that failed in any
 // transient way. A commit that may have run is not retried.
 func (s *EtcdStore) call(ctx context.Context, idempotent bool, f func(ctx context.Context) error) error {
 	timeout, window := etcdRequestTimeout, etcdRetryWindow
+	if !idempotent {
+		timeout = etcdCommitTimeout
+	}
 	if isBulk(ctx) {
 		timeout, window = bulkRequestTimeout, bulkRetryWindow
 	}
@@ -112,12 +124,17 @@ func (s *EtcdStore) call(ctx context.Context, idempotent bool, f func(ctx contex
 		}
 		// Without a leader the request was not carried out; after a
 		// timeout it may still be.
-		gone := meta.ErrUnavailable
+		endpoints := strings.Join(s.cli.Endpoints(), ",")
 		if noLeader {
-			gone = meta.ErrUnreachable
+			return fmt.Errorf("etcd cluster %s unavailable (quorum lost or no member reachable; check that a majority of members is up): %w (%w)",
+				endpoints, err, meta.ErrUnreachable)
+		}
+		if timedOut {
+			return fmt.Errorf("etcd cluster %s did not answer within %v (a member overloaded, its disk stalled, or the network to it down): %w (%w)",
+				endpoints, timeout, err, meta.ErrUnavailable)
 		}
 		return fmt.Errorf("etcd cluster %s unavailable (quorum lost or no member reachable; check that a majority of members is up): %w (%w)",
-			strings.Join(s.cli.Endpoints(), ","), err, gone)
+			endpoints, err, meta.ErrUnavailable)
 	}
 }
 
