@@ -33,8 +33,17 @@ func New(store Store, prefix string) *Engine {
 	if prefix == "" {
 		p = nil
 	}
-	return &Engine{store: store, k: keys{prefix: p}, shards: newShardPool()}
+	e := &Engine{store: store, k: keys{prefix: p}, shards: newShardPool()}
+	if f, ok := store.(fencer); ok {
+		f.setFenceKey(e.k.key(tagFloor))
+	}
+	return e
 }
+
+// fencer is a store whose commits can lose their answer and be settled
+// afterwards with a write of a key no operation uses (etcd, see
+// etcdsettle.go): New gives it the volume's scratch key.
+type fencer interface{ setFenceKey(key []byte) }
 
 func (e *Engine) Name() string { return e.store.Name() }
 func (e *Engine) Close() error { return e.store.Close() }

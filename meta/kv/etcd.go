@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,6 +46,11 @@ type EtcdStore struct {
 	cli      *clientv3.Client
 	requests atomic.Uint64
 	cache    *etcdCache // nil: no speculative commits
+	fence    string     // the key a settlement writes (etcdsettle.go); "": none
+	// commitTimeout is etcdCommitTimeout, shorter in tests.
+	commitTimeout time.Duration
+	// settled counts the settlements of lost answers by outcome.
+	settled [3]atomic.Uint64
 }
 
 var _ Store = (*EtcdStore)(nil)
@@ -86,7 +92,7 @@ func (s *EtcdStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
 func (s *EtcdStore) call(ctx context.Context, idempotent bool, f func(ctx context.Context) error) error {
 	timeout, window := etcdRequestTimeout, etcdRetryWindow
 	if !idempotent {
-		timeout = etcdCommitTimeout
+		timeout = cmp.Or(s.commitTimeout, etcdCommitTimeout)
 	}
 	if isBulk(ctx) {
 		timeout, window = bulkRequestTimeout, bulkRetryWindow
@@ -129,9 +135,9 @@ func (s *EtcdStore) call(ctx context.Context, idempotent bool, f func(ctx contex
 			return fmt.Errorf("etcd cluster %s unavailable (quorum lost or no member reachable; check that a majority of members is up): %w (%w)",
 				endpoints, err, meta.ErrUnreachable)
 		}
-		if timedOut {
-			return fmt.Errorf("etcd cluster %s did not answer within %v (a member overloaded, its disk stalled, or the network to it down): %w (%w)",
-				endpoints, timeout, err, meta.ErrUnavailable)
+		if timedOut || serverTimeout || errors.Is(err, rpctypes.ErrTimeout) || errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail) {
+			return fmt.Errorf("etcd cluster %s did not answer in time (a disk that stalls, a member overloaded, the network to it down, or a quorum lost): %w (%w)",
+				endpoints, err, meta.ErrUnavailable)
 		}
 		return fmt.Errorf("etcd cluster %s unavailable (quorum lost or no member reachable; check that a majority of members is up): %w (%w)",
 			endpoints, err, meta.ErrUnavailable)
@@ -420,6 +426,21 @@ func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 	if err != nil {
 		for k := range t.reads {
 			t.s.cache.drop(k)
+		}
+		if !errors.Is(err, meta.ErrUnavailable) || isBulk(t.ctx) {
+			return nil, err
+		}
+		// The answer was lost: the commit may or may not have happened.
+		outcome := t.settle()
+		t.s.settled[outcome].Add(1)
+		switch outcome {
+		case outcomeApplied:
+			for k := range t.writes {
+				t.s.cache.drop(k)
+			}
+			return nil, nil
+		case outcomeNotApplied:
+			return nil, fmt.Errorf("etcd: a commit whose answer was lost did not take effect: %w", ErrTxnConflict)
 		}
 		return nil, err
 	}

@@ -106,11 +106,16 @@ func TestEtcdMemberFailure(t *testing.T) {
 		}
 	}
 
-	// Quorum lost: a clear error within bounded time, not a hang.
+	// Quorum lost: a clear error within bounded time, not a hang. A
+	// commit whose answer is lost waits for the cluster to settle it
+	// (etcdsettle.go) until the caller's deadline, which a mount sets at
+	// its --io-timeout: here 10 s.
 	cluster.Kill(1)
 	cluster.Kill(2)
 	start := time.Now()
-	_, err = e.Mknod(ctx, meta.RootCred, meta.RootIno, "lost", 1<<40, meta.TypeFile, 0644, 0, "")
+	bounded, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err = e.Mknod(bounded, meta.RootCred, meta.RootIno, "lost", 1<<40, meta.TypeFile, 0644, 0, "")
 	took := time.Since(start)
 	if err == nil || !strings.Contains(err.Error(), "quorum lost") {
 		t.Fatalf("create without quorum: %v, want a quorum-lost error", err)

@@ -84,8 +84,15 @@ func (e *Engine) SetAttr(ctx context.Context, cred meta.Cred, ino meta.Ino, set 
 func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, name string, ino meta.Ino, typ meta.FileType, mode uint16, rdev uint32, target string) (meta.Attr, error) {
 	var a meta.Attr
 	err := e.txn(ctx, func(t *txn) error {
-		pa, _, _, exists, err := t.lookupParent(&cred, parent, name, t.k.attr(ino), t.usageKey(ino))
+		pa, _, child, exists, err := t.lookupParent(&cred, parent, name, t.k.attr(ino), t.usageKey(ino))
 		if err != nil {
+			return err
+		}
+		if exists && child == ino {
+			// The inode number is this call's own: the entry is this
+			// create's, whose commit's answer was lost and which took
+			// effect after all (see etcdsettle.go).
+			a, err = t.attr(ino)
 			return err
 		}
 		if exists {
