@@ -34,16 +34,16 @@ func New(store Store, prefix string) *Engine {
 		p = nil
 	}
 	e := &Engine{store: store, k: keys{prefix: p}, shards: newShardPool()}
-	if f, ok := store.(fencer); ok {
-		f.setFenceKey(e.k.key(tagFloor))
+	if m, ok := store.(markedStore); ok {
+		m.setMarkKey(e.k.key(tagFloor))
 	}
 	return e
 }
 
-// fencer is a store whose commits can lose their answer and be settled
-// afterwards with a write of a key no operation uses (etcd, see
-// etcdsettle.go): New gives it the volume's scratch key.
-type fencer interface{ setFenceKey(key []byte) }
+// markedStore is a store whose commits can lose their answer and are settled
+// afterwards by a mark each commit puts into a key no operation uses
+// (etcd, see etcdsettle.go): New gives it the volume's scratch key.
+type markedStore interface{ setMarkKey(key []byte) }
 
 func (e *Engine) Name() string { return e.store.Name() }
 func (e *Engine) Close() error { return e.store.Close() }

@@ -46,7 +46,7 @@ type EtcdStore struct {
 	cli      *clientv3.Client
 	requests atomic.Uint64
 	cache    *etcdCache // nil: no speculative commits
-	fence    string     // the key a settlement writes (etcdsettle.go); "": none
+	mark     string     // the key every commit puts its mark in (etcdsettle.go); "": none
 	// commitTimeout is etcdCommitTimeout, shorter in tests.
 	commitTimeout time.Duration
 	// settled counts the settlements of lost answers by outcome.
@@ -404,6 +404,15 @@ func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 		ops = append(ops, clientv3.OpDelete(k))
 		size += len(k) + 16
 	}
+	// The commit's mark: should its answer be lost, the proof that a
+	// revision is this commit's (etcdsettle.go).
+	var mark []byte
+	_, putsMark := t.writes[t.s.mark]
+	if t.s.mark != "" && len(ops) < etcdMaxTxnOps && !isBulk(t.ctx) && !putsMark && !t.deletes[t.s.mark] {
+		mark = newMark()
+		ops = append(ops, clientv3.OpPut(t.s.mark, string(mark)))
+		size += len(t.s.mark) + len(mark) + 16
+	}
 	if len(cmps) > etcdMaxTxnOps || len(ops) > etcdMaxTxnOps {
 		return nil, fmt.Errorf("etcd transaction too large: %d compares and %d writes, etcd allows %d each", len(cmps), len(ops), etcdMaxTxnOps)
 	}
@@ -431,12 +440,17 @@ func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 			return nil, err
 		}
 		// The answer was lost: the commit may or may not have happened.
-		outcome := t.settle()
+		outcome := t.settle(mark)
 		t.s.settled[outcome].Add(1)
 		switch outcome {
 		case outcomeApplied:
 			for k := range t.writes {
 				t.s.cache.drop(k)
+				t.s.cache.forgetRangeOf(k)
+			}
+			for k := range t.deletes {
+				t.s.cache.drop(k)
+				t.s.cache.forgetRangeOf(k)
 			}
 			return nil, nil
 		case outcomeNotApplied:

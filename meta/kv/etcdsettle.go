@@ -3,6 +3,7 @@ package kv
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -11,31 +12,31 @@ import (
 )
 
 // A commit whose answer is lost (its deadline passed, its connection
-// broke) may have taken effect, may take effect later (the proposal
-// waits in the cluster's log), or may never. Failing it with EIO tells
-// the application nothing; settle finds out which it was.
+// broke) may have taken effect, may take effect later (the request waits
+// in a member, or its proposal in the cluster's log), or may never.
+// Failing it with EIO tells the application nothing; settle finds out
+// which it was, from a key the commit compared at revision seen and
+// changed (put or deleted), its witness:
 //
-// First a fence: a write of the scratch key, which the cluster orders
-// after every proposal already in its log, so that once it is answered
-// the lost commit is applied or will never be. Then, as every etcd
-// transaction is applied whole at one revision of its own:
+//   - While the witness still has revision seen, the commit has not taken
+//     effect. A compare-and-swap that writes the witness's own value back
+//     if it still has revision seen (the poison) makes sure it never will:
+//     its compare then fails, however late it reaches the cluster. The
+//     operation runs again from its reads.
+//   - Once the witness has changed, the first change after seen decides:
+//     the commit compared the witness at seen, so it can only have been
+//     that first change, and if another transaction made it the commit
+//     can never take effect. Every commit also puts a random mark into
+//     the volume's scratch key (one put more in the same request), and
+//     as etcd applies each transaction whole at a revision of its own,
+//     the scratch key holds the commit's mark at the first change's
+//     revision exactly when that change was the commit's.
 //
-//   - applied: some revision R holds every key the commit put with the
-//     commit's value (and ModRevision R) and none it deleted;
-//   - not applied: a key the commit both compared and put still has the
-//     revision the commit compared against: had it been applied, that key
-//     would be newer. The operation is then run again, from its reads.
-//
-// Anything else (no such key, a revision compacted away, a fence that
-// does not get through before settleTimeout) leaves the outcome unknown,
-// and the operation fails with EIO as before.
-//
-// One case is beyond the fence: a request that a member had received but
-// not yet proposed when the fence went through another member may still
-// be proposed after it. The operation then runs again and its own
-// compare-and-swap stops one of the two: nothing is applied twice, and
-// the repeat finds the first one's effect (a create then sees its own
-// entry, which meta/kv's Mknod takes as done).
+// A commit without a witness (one that only put keys it did not read),
+// without a mark (one that already had etcd's maximum of operations), a
+// revision compacted away, or a cluster that does not answer before the
+// caller's deadline leaves the outcome unknown: the operation fails with
+// EIO as before.
 type settlement int
 
 const (
@@ -44,135 +45,121 @@ const (
 	outcomeNotApplied
 )
 
-// settleTimeout bounds the fence's wait for a cluster that stays away.
+// settleTimeout bounds the wait of a caller without a deadline.
 const settleTimeout = time.Minute
 
-// setFenceKey gives the store the key its fences write (the volume's
-// scratch key, see New).
-func (s *EtcdStore) setFenceKey(key []byte) { s.fence = string(key) }
+// setMarkKey gives the store the key every commit puts its mark in (the
+// volume's scratch key, see New).
+func (s *EtcdStore) setMarkKey(key []byte) { s.mark = string(key) }
 
-// settle decides the outcome of t's commit, whose answer was lost.
-func (t *etcdTx) settle() settlement {
-	if t.s.fence == "" || len(t.writes) == 0 {
-		return outcomeUnknown
-	}
-	// A key both compared and put: the witness of "not applied".
+// newMark is a commit's mark: random, so that no other commit's is equal.
+func newMark() []byte {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return b
+}
+
+// settle decides the outcome of t's commit, sent with mark, whose answer
+// was lost.
+func (t *etcdTx) settle(mark []byte) settlement {
 	witness, seen := "", int64(0)
-	for k := range t.writes {
-		if rev, ok := t.reads[k]; ok && rev > 0 {
+	for k, rev := range t.reads {
+		_, put := t.writes[k]
+		if rev > 0 && (put || t.deletes[k]) {
 			witness, seen = k, rev
 			break
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(t.ctx), settleTimeout)
-	defer cancel()
-	if d, ok := t.ctx.Deadline(); ok {
-		ctx, cancel = context.WithDeadline(ctx, d)
-		defer cancel()
+	if witness == "" {
+		return outcomeUnknown
 	}
-	err := t.s.untilAnswered(ctx, func(ctx context.Context) error {
-		_, err := t.s.cli.Put(ctx, t.s.fence, "")
+	ctx, cancel := context.WithTimeout(t.ctx, settleTimeout)
+	defer cancel()
+	for {
+		var resp *clientv3.TxnResponse
+		err := t.s.untilAnswered(ctx, func(ctx context.Context) (err error) {
+			resp, err = t.s.cli.Txn(ctx).Then(clientv3.OpGet(witness)).Commit()
+			return err
+		})
+		if err != nil {
+			return outcomeUnknown
+		}
+		kvs := resp.Responses[0].GetResponseRange().Kvs
+		if len(kvs) == 0 || kvs[0].ModRevision != seen {
+			break // changed: the first change decides
+		}
+		poisoned := false
+		err = t.s.untilAnswered(ctx, func(ctx context.Context) error {
+			r, err := t.s.cli.Txn(ctx).
+				If(clientv3.Compare(clientv3.ModRevision(witness), "=", seen)).
+				Then(clientv3.OpPut(witness, string(kvs[0].Value), clientv3.WithIgnoreLease())).
+				Commit()
+			if err == nil {
+				poisoned = r.Succeeded
+			}
+			return err
+		})
+		switch {
+		case err != nil:
+			// The poison's own answer lost: read again; if it took
+			// effect, the witness changed and the mark tells whose.
+			if ctx.Err() != nil {
+				return outcomeUnknown
+			}
+		case poisoned:
+			t.s.cache.drop(witness)
+			return outcomeNotApplied
+		}
+	}
+	if mark == nil {
+		return outcomeUnknown
+	}
+	first, ok := t.s.firstChange(ctx, witness, seen+1)
+	if !ok {
+		return outcomeUnknown
+	}
+	var resp *clientv3.TxnResponse
+	err := t.s.untilAnswered(ctx, func(ctx context.Context) (err error) {
+		resp, err = t.s.cli.Txn(ctx).Then(clientv3.OpGet(t.s.mark, clientv3.WithRev(first))).Commit()
 		return err
 	})
 	if err != nil {
 		return outcomeUnknown
 	}
-	// The keys put, now: a candidate revision is one where a key still
-	// holds the commit's value.
-	keys := make([]string, 0, len(t.writes))
-	for k := range t.writes {
-		keys = append(keys, k)
+	kvs := resp.Responses[0].GetResponseRange().Kvs
+	if len(kvs) > 0 && kvs[0].ModRevision == first && bytes.Equal(kvs[0].Value, mark) {
+		return outcomeApplied
 	}
-	now, err := t.s.getAt(ctx, keys, 0)
-	if err != nil {
-		return outcomeUnknown
-	}
-	tried := map[int64]bool{}
-	for _, k := range keys {
-		kv := now[k]
-		if kv == nil || !bytes.Equal(kv.Value, t.writes[k]) || tried[kv.ModRevision] || len(tried) == 4 {
-			continue
-		}
-		tried[kv.ModRevision] = true
-		applied, err := t.appliedAt(ctx, kv.ModRevision)
-		if err != nil {
-			return outcomeUnknown
-		}
-		if applied {
-			return outcomeApplied
-		}
-	}
-	if witness != "" {
-		if kv := now[witness]; kv != nil && kv.ModRevision == seen {
-			return outcomeNotApplied
-		}
-	}
-	return outcomeUnknown
+	return outcomeNotApplied
 }
 
-// appliedAt reports whether revision rev holds every key t put with t's
-// value, written at rev, and none of the keys t deleted.
-func (t *etcdTx) appliedAt(ctx context.Context, rev int64) (bool, error) {
-	keys := make([]string, 0, len(t.writes)+len(t.deletes))
-	for k := range t.writes {
-		keys = append(keys, k)
-	}
-	for k := range t.deletes {
-		keys = append(keys, k)
-	}
-	at, err := t.s.getAt(ctx, keys, rev)
-	if err != nil {
-		return false, err
-	}
-	for k, v := range t.writes {
-		kv := at[k]
-		if kv == nil || kv.ModRevision != rev || !bytes.Equal(kv.Value, v) {
-			return false, nil
-		}
-	}
-	for k := range t.deletes {
-		if at[k] != nil {
-			return false, nil
-		}
-	}
-	return true, nil
-}
-
-// getAt reads keys at revision rev (0: the latest) in requests of at most
-// etcd's operation limit each, waiting for the cluster as a read does.
-func (s *EtcdStore) getAt(ctx context.Context, keys []string, rev int64) (map[string]*mvccKV, error) {
-	out := map[string]*mvccKV{}
-	var opts []clientv3.OpOption
-	if rev > 0 {
-		opts = append(opts, clientv3.WithRev(rev))
-	}
-	for len(keys) > 0 {
-		n := min(len(keys), etcdMaxTxnOps)
-		ops := make([]clientv3.Op, n)
-		for i, k := range keys[:n] {
-			ops[i] = clientv3.OpGet(k, opts...)
-		}
-		var resp *clientv3.TxnResponse
-		err := s.untilAnswered(ctx, func(ctx context.Context) (err error) {
-			resp, err = s.cli.Txn(ctx).Then(ops...).Commit()
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		for i, k := range keys[:n] {
-			if kvs := resp.Responses[i].GetResponseRange().Kvs; len(kvs) > 0 {
-				out[k] = &mvccKV{Value: kvs[0].Value, ModRevision: kvs[0].ModRevision}
+// firstChange is the revision of the first change of key from revision
+// from on (one the caller knows exists), read from the cluster's history.
+func (s *EtcdStore) firstChange(ctx context.Context, key string, from int64) (int64, bool) {
+	for attempt := 0; attempt < 3 && ctx.Err() == nil; attempt++ {
+		wctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), etcdRequestTimeout)
+		s.requests.Add(1)
+		for resp := range s.cli.Watch(wctx, key, clientv3.WithRev(from)) {
+			if resp.CompactRevision != 0 {
+				cancel()
+				return 0, false // that history is gone
+			}
+			if len(resp.Events) > 0 {
+				cancel()
+				return resp.Events[0].Kv.ModRevision, true
+			}
+			if resp.Err() != nil {
+				break
 			}
 		}
-		keys = keys[n:]
+		cancel()
 	}
-	return out, nil
+	return 0, false
 }
 
 // untilAnswered sends the request f (a read, or a write that may be
 // repeated) until the cluster answers it or ctx ends; an answer that is an
-// error (a revision compacted away) ends it too.
+// error ends it too.
 func (s *EtcdStore) untilAnswered(ctx context.Context, f func(ctx context.Context) error) error {
 	for {
 		err := s.call(ctx, true, f)
@@ -185,10 +172,4 @@ func (s *EtcdStore) untilAnswered(ctx context.Context, f func(ctx context.Contex
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-// mvccKV is a key's value and the revision that wrote it.
-type mvccKV struct {
-	Value       []byte
-	ModRevision int64
 }

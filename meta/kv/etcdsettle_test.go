@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	clientv3 "go.etcd.io/etcd/client/v3"
+
 	"cairn/internal/testenv"
 	"cairn/meta"
 )
@@ -100,5 +102,72 @@ func TestEtcdLostCommitAnswer(t *testing.T) {
 	}
 	if _, err := e.Mknod(ctx, meta.RootCred, meta.RootIno, "again", ino+1, meta.TypeFile, 0o640, 0, ""); !errors.Is(err, meta.ErrExists) {
 		t.Errorf("a create of the name with another inode number: %v, want EEXIST", err)
+	}
+}
+
+// The verdicts themselves, on a real cluster, for a commit that puts the
+// value another client's commit also puts (a counter's next value): the
+// other client's identical change is not taken for this commit's.
+func TestEtcdSettleVerdicts(t *testing.T) {
+	cluster := testenv.Etcd(t)
+	e, err := OpenEtcdURL(cluster.URL("verdicts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	s := e.store.(*EtcdStore)
+	key := string(e.k.counter("verdicts"))
+	// prepare reads key as a transaction does and puts "2" after it,
+	// without sending the commit.
+	prepare := func() *etcdTx {
+		if _, err := s.cli.Put(ctx, key, "1"); err != nil {
+			t.Fatal(err)
+		}
+		tx := s.newTx(ctx)
+		if _, err := tx.Get([]byte(key)); err != nil {
+			t.Fatal(err)
+		}
+		tx.Put([]byte(key), []byte("2"))
+		return tx
+	}
+	// send commits tx with mark as commit does, and says whether its
+	// compare held.
+	send := func(tx *etcdTx, mark []byte) bool {
+		resp, err := s.cli.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(key), "=", tx.reads[key])).
+			Then(clientv3.OpPut(key, "2"), clientv3.OpPut(s.mark, string(mark))).Commit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Succeeded
+	}
+
+	tx, mark := prepare(), newMark()
+	if !send(tx, mark) {
+		t.Fatal("the commit's compare failed")
+	}
+	if got := tx.settle(mark); got != outcomeApplied {
+		t.Errorf("a commit that took effect: verdict %d, want applied", got)
+	}
+
+	tx, mark = prepare(), newMark()
+	if _, err := s.cli.Put(ctx, key, "2"); err != nil { // another client, the same value
+		t.Fatal(err)
+	}
+	if got := tx.settle(mark); got != outcomeNotApplied {
+		t.Errorf("another commit put the same value first: verdict %d, want not applied", got)
+	}
+
+	tx, mark = prepare(), newMark()
+	if got := tx.settle(mark); got != outcomeNotApplied {
+		t.Errorf("a commit not sent yet: verdict %d, want not applied", got)
+	}
+	if send(tx, mark) {
+		t.Errorf("the commit, arriving after its settlement said it had not taken effect, took effect")
+	}
+	v, err := s.cli.Get(ctx, key)
+	if err != nil || len(v.Kvs) != 1 || string(v.Kvs[0].Value) != "1" {
+		t.Errorf("the key after the poison: %v, %v; want its value unchanged (1)", v, err)
 	}
 }

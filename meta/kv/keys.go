@@ -27,7 +27,7 @@ import (
 //	R<slice id>            references to a slice from slice lists
 //	Q<ino><time>           slice records cut off by a truncate, to release
 //	Z<slice id>            dead slice: its size
-//	W                      scratch key of the floor probes (floor.go) and etcd's fences (etcdsettle.go)
+//	W                      scratch key of the floor probes (floor.go) and etcd commits' marks (etcdsettle.go)
 //	T<ino>                 directory statistics (dirstats.go)
 //	V<ino>                 directory quota (quota.go)
 const (

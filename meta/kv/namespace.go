@@ -92,7 +92,9 @@ func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 			// The inode number is this call's own: the entry is this
 			// create's, whose commit's answer was lost and which took
 			// effect after all (see etcdsettle.go).
-			a, err = t.attr(ino)
+			if a, err = t.attr(ino); err == nil && a.Type != typ {
+				err = meta.ErrExists
+			}
 			return err
 		}
 		if exists {
