@@ -18,6 +18,10 @@ const destroyBatch = 100
 // (every key starts with its prefix, then a tag byte below 0xff) a batch
 // per transaction, the settings key last.
 func (e *Engine) Destroy(ctx context.Context) error {
+	// Bulk: no application waits, and on etcd a bulk commit carries no
+	// mark, which would put the scratch key back behind the deletes
+	// (etcdsettle.go).
+	ctx = withBulk(ctx)
 	format := e.k.format()
 	begin := append(append([]byte{}, e.k.prefix...), 0)
 	end := append(append([]byte{}, e.k.prefix...), 0xff)

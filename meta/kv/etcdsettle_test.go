@@ -171,3 +171,35 @@ func TestEtcdSettleVerdicts(t *testing.T) {
 		t.Errorf("the key after the poison: %v, %v; want its value unchanged (1)", v, err)
 	}
 }
+
+// Destroy leaves no key of the volume behind, the scratch key that every
+// commit puts its mark into included.
+func TestEtcdDestroyLeavesNoMark(t *testing.T) {
+	cluster := testenv.Etcd(t)
+	e, err := OpenEtcdURL(cluster.URL("nomark"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	if err := e.Init(ctx, meta.Format{Name: "nomark"}, false); err != nil {
+		t.Fatal(err)
+	}
+	c := &creator{e: e}
+	for range 150 { // more keys than one of Destroy's batches
+		if err := c.step(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Destroy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := e.store.(*EtcdStore)
+	resp, err := s.cli.Get(ctx, string(e.k.prefix), clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kv := range resp.Kvs {
+		t.Errorf("left after Destroy: %q", kv.Key)
+	}
+}
