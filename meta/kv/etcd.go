@@ -408,10 +408,11 @@ func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 	// revision is this commit's (etcdsettle.go).
 	var mark []byte
 	_, putsMark := t.writes[t.s.mark]
-	if t.s.mark != "" && len(ops) < etcdMaxTxnOps && !isBulk(t.ctx) && !putsMark && !t.deletes[t.s.mark] {
+	markSize := len(t.s.mark) + 16 + 16
+	if t.s.mark != "" && len(ops) < etcdMaxTxnOps && size+markSize <= etcdMaxRequest && !isBulk(t.ctx) && !putsMark && !t.deletes[t.s.mark] {
 		mark = newMark()
 		ops = append(ops, clientv3.OpPut(t.s.mark, string(mark)))
-		size += len(t.s.mark) + len(mark) + 16
+		size += markSize
 	}
 	if len(cmps) > etcdMaxTxnOps || len(ops) > etcdMaxTxnOps {
 		return nil, fmt.Errorf("etcd transaction too large: %d compares and %d writes, etcd allows %d each", len(cmps), len(ops), etcdMaxTxnOps)

@@ -62,12 +62,13 @@ func newMark() []byte {
 // settle decides the outcome of t's commit, sent with mark, whose answer
 // was lost.
 func (t *etcdTx) settle(mark []byte) settlement {
+	// The most recently read candidate: a speculative commit's oldest
+	// cached revisions are the likeliest to be compacted away.
 	witness, seen := "", int64(0)
 	for k, rev := range t.reads {
 		_, put := t.writes[k]
-		if rev > 0 && (put || t.deletes[k]) {
+		if rev > seen && (put || t.deletes[k]) {
 			witness, seen = k, rev
-			break
 		}
 	}
 	if witness == "" {
@@ -101,11 +102,9 @@ func (t *etcdTx) settle(mark []byte) settlement {
 		})
 		switch {
 		case err != nil:
-			// The poison's own answer lost: read again; if it took
-			// effect, the witness changed and the mark tells whose.
-			if ctx.Err() != nil {
-				return outcomeUnknown
-			}
+			// Still no answer at the deadline, or one that is an error
+			// (a cluster out of space or overloaded): not hammered.
+			return outcomeUnknown
 		case poisoned:
 			t.s.cache.drop(witness)
 			return outcomeNotApplied
@@ -136,7 +135,7 @@ func (t *etcdTx) settle(mark []byte) settlement {
 // firstChange is the revision of the first change of key from revision
 // from on (one the caller knows exists), read from the cluster's history.
 func (s *EtcdStore) firstChange(ctx context.Context, key string, from int64) (int64, bool) {
-	for attempt := 0; attempt < 3 && ctx.Err() == nil; attempt++ {
+	for ctx.Err() == nil {
 		wctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(ctx), etcdRequestTimeout)
 		s.requests.Add(1)
 		for resp := range s.cli.Watch(wctx, key, clientv3.WithRev(from)) {
@@ -153,6 +152,10 @@ func (s *EtcdStore) firstChange(ctx context.Context, key string, from int64) (in
 			}
 		}
 		cancel()
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 	return 0, false
 }
