@@ -21,15 +21,8 @@ import (
 // (its outcome unknown) although etcd may carry it out.
 func TestEtcdLostCommitAnswer(t *testing.T) {
 	cluster := testenv.Etcd(t)
-	e, err := OpenEtcdURL(cluster.URL("lost"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := formattedEtcd(t, cluster, "lost")
 	ctx := context.Background()
-	if err := e.Init(ctx, meta.Format{Name: "lost"}, false); err != nil {
-		t.Fatal(err)
-	}
 	store := e.store.(*EtcdStore)
 	store.commitTimeout = 300 * time.Millisecond
 
@@ -109,12 +102,7 @@ func TestEtcdLostCommitAnswer(t *testing.T) {
 // value another client's commit also puts (a counter's next value): the
 // other client's identical change is not taken for this commit's.
 func TestEtcdSettleVerdicts(t *testing.T) {
-	cluster := testenv.Etcd(t)
-	e, err := OpenEtcdURL(cluster.URL("verdicts"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := formattedEtcd(t, testenv.Etcd(t), "verdicts")
 	ctx := context.Background()
 	s := e.store.(*EtcdStore)
 	key := string(e.k.counter("verdicts"))
@@ -175,16 +163,8 @@ func TestEtcdSettleVerdicts(t *testing.T) {
 // Destroy leaves no key of the volume behind, the scratch key that every
 // commit puts its mark into included.
 func TestEtcdDestroyLeavesNoMark(t *testing.T) {
-	cluster := testenv.Etcd(t)
-	e, err := OpenEtcdURL(cluster.URL("nomark"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := formattedEtcd(t, testenv.Etcd(t), "nomark")
 	ctx := context.Background()
-	if err := e.Init(ctx, meta.Format{Name: "nomark"}, false); err != nil {
-		t.Fatal(err)
-	}
 	c := &creator{e: e}
 	for range 150 { // more keys than one of Destroy's batches
 		if err := c.step(ctx); err != nil {
@@ -202,4 +182,19 @@ func TestEtcdDestroyLeavesNoMark(t *testing.T) {
 	for _, kv := range resp.Kvs {
 		t.Errorf("left after Destroy: %q", kv.Key)
 	}
+}
+
+// formattedEtcd formats a volume named name on cluster, under the prefix
+// name, and opens it.
+func formattedEtcd(t *testing.T, cluster *testenv.EtcdCluster, name string) *Engine {
+	t.Helper()
+	e, err := OpenEtcdURL(cluster.URL(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Init(context.Background(), meta.Format{Name: name}, false); err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
