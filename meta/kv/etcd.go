@@ -130,17 +130,14 @@ func (s *EtcdStore) call(ctx context.Context, idempotent bool, f func(ctx contex
 		}
 		// Without a leader the request was not carried out; after a
 		// timeout it may still be.
-		endpoints := strings.Join(s.cli.Endpoints(), ",")
-		if noLeader {
-			return fmt.Errorf("etcd cluster %s unavailable (quorum lost or no member reachable; check that a majority of members is up): %w (%w)",
-				endpoints, err, meta.ErrUnreachable)
+		gone, why := meta.ErrUnavailable, "unavailable (quorum lost or no member reachable; check that a majority of members is up)"
+		switch {
+		case noLeader:
+			gone = meta.ErrUnreachable
+		case timedOut || serverTimeout || errors.Is(err, rpctypes.ErrTimeout) || errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail):
+			why = "did not answer in time (a disk that stalls, a member overloaded, the network to it down, or a quorum lost)"
 		}
-		if timedOut || serverTimeout || errors.Is(err, rpctypes.ErrTimeout) || errors.Is(err, rpctypes.ErrTimeoutDueToLeaderFail) {
-			return fmt.Errorf("etcd cluster %s did not answer in time (a disk that stalls, a member overloaded, the network to it down, or a quorum lost): %w (%w)",
-				endpoints, err, meta.ErrUnavailable)
-		}
-		return fmt.Errorf("etcd cluster %s unavailable (quorum lost or no member reachable; check that a majority of members is up): %w (%w)",
-			endpoints, err, meta.ErrUnavailable)
+		return fmt.Errorf("etcd cluster %s %s: %w (%w)", strings.Join(s.cli.Endpoints(), ","), why, err, gone)
 	}
 }
 
@@ -407,9 +404,10 @@ func (t *etcdTx) commit() (*clientv3.TxnResponse, error) {
 	// The commit's mark: should its answer be lost, the proof that a
 	// revision is this commit's (etcdsettle.go).
 	var mark []byte
+	witness, _ := t.witness() // none: nothing to settle by
 	_, putsMark := t.writes[t.s.mark]
 	markSize := len(t.s.mark) + 16 + 16
-	if t.s.mark != "" && len(ops) < etcdMaxTxnOps && size+markSize <= etcdMaxRequest && !isBulk(t.ctx) && !putsMark && !t.deletes[t.s.mark] {
+	if t.s.mark != "" && witness != "" && len(ops) < etcdMaxTxnOps && size+markSize <= etcdMaxRequest && !isBulk(t.ctx) && !putsMark && !t.deletes[t.s.mark] {
 		mark = newMark()
 		ops = append(ops, clientv3.OpPut(t.s.mark, string(mark)))
 		size += markSize

@@ -32,8 +32,9 @@ import (
 //     the scratch key holds the commit's mark at the first change's
 //     revision exactly when that change was the commit's.
 //
-// A commit without a witness (one that only put keys it did not read),
-// without a mark (one that already had etcd's maximum of operations), a
+// A commit without a witness (one that only put keys it did not read;
+// it carries no mark either), without a mark (one that already had
+// etcd's maximum of operations or size), a
 // revision compacted away, or a cluster that does not answer before the
 // caller's deadline leaves the outcome unknown: the operation fails with
 // EIO as before.
@@ -59,11 +60,11 @@ func newMark() []byte {
 	return b
 }
 
-// settle decides the outcome of t's commit, sent with mark, whose answer
-// was lost.
-func (t *etcdTx) settle(mark []byte) settlement {
-	// The most recently read candidate: a speculative commit's oldest
-	// cached revisions are the likeliest to be compacted away.
+// witness is the key settle decides by, and the revision the commit
+// compared it at; "" when the commit changed no key it read. The most
+// recently read candidate: a speculative commit's oldest cached revisions
+// are the likeliest to be compacted away.
+func (t *etcdTx) witness() (string, int64) {
 	witness, seen := "", int64(0)
 	for k, rev := range t.reads {
 		_, put := t.writes[k]
@@ -71,21 +72,28 @@ func (t *etcdTx) settle(mark []byte) settlement {
 			witness, seen = k, rev
 		}
 	}
+	return witness, seen
+}
+
+// settle decides the outcome of t's commit, sent with mark, whose answer
+// was lost.
+func (t *etcdTx) settle(mark []byte) settlement {
+	witness, seen := t.witness()
 	if witness == "" {
 		return outcomeUnknown
 	}
 	ctx, cancel := context.WithTimeout(t.ctx, settleTimeout)
 	defer cancel()
 	for {
-		var resp *clientv3.TxnResponse
+		var resp *clientv3.GetResponse
 		err := t.s.untilAnswered(ctx, func(ctx context.Context) (err error) {
-			resp, err = t.s.cli.Txn(ctx).Then(clientv3.OpGet(witness)).Commit()
+			resp, err = t.s.cli.Get(ctx, witness)
 			return err
 		})
 		if err != nil {
 			return outcomeUnknown
 		}
-		kvs := resp.Responses[0].GetResponseRange().Kvs
+		kvs := resp.Kvs
 		if len(kvs) == 0 || kvs[0].ModRevision != seen {
 			break // changed: the first change decides
 		}
@@ -117,15 +125,15 @@ func (t *etcdTx) settle(mark []byte) settlement {
 	if !ok {
 		return outcomeUnknown
 	}
-	var resp *clientv3.TxnResponse
+	var resp *clientv3.GetResponse
 	err := t.s.untilAnswered(ctx, func(ctx context.Context) (err error) {
-		resp, err = t.s.cli.Txn(ctx).Then(clientv3.OpGet(t.s.mark, clientv3.WithRev(first))).Commit()
+		resp, err = t.s.cli.Get(ctx, t.s.mark, clientv3.WithRev(first))
 		return err
 	})
 	if err != nil {
 		return outcomeUnknown
 	}
-	kvs := resp.Responses[0].GetResponseRange().Kvs
+	kvs := resp.Kvs
 	if len(kvs) > 0 && kvs[0].ModRevision == first && bytes.Equal(kvs[0].Value, mark) {
 		return outcomeApplied
 	}

@@ -77,10 +77,9 @@ func TestEtcdLostCommitAnswer(t *testing.T) {
 		t.Errorf("the root lists %d names, %d creates were acknowledged", len(listed), len(acked))
 	}
 
-	// A create sent again after its first commit took effect (what the
-	// fence cannot rule out: a request a member proposes after it) finds
-	// its own entry, which has its inode number: done, not EEXIST. The
-	// same name with another number is EEXIST.
+	// A create sent again after its first attempt took effect finds its
+	// own entry, which has its inode number: done, not EEXIST. The same
+	// name with another number is EEXIST.
 	ino, err := e.NextInodes(ctx, 2)
 	if err != nil {
 		t.Fatal(err)

@@ -90,8 +90,9 @@ func (e *Engine) Mknod(ctx context.Context, cred meta.Cred, parent meta.Ino, nam
 		}
 		if exists && child == ino {
 			// The inode number is this call's own: the entry is this
-			// create's, whose commit's answer was lost and which took
-			// effect after all (see etcdsettle.go).
+			// create's, sent again after its first attempt took effect
+			// (a retry of an error taken for one that never reached the
+			// store); done, not EEXIST.
 			if a, err = t.attr(ino); err == nil && a.Type != typ {
 				err = meta.ErrExists
 			}
