@@ -23,7 +23,20 @@ type dirStats struct {
 	removed []Ino
 	parents map[Ino]Ino    // the directory a file was last reached through
 	lengths map[Ino]uint64 // a file's length as this client last knew it
-	flushMu sync.Mutex     // one flush at a time, so that sums stay in order
+
+	flushMu sync.Mutex // one flush at a time, so that sums stay in order; guards the rest
+	mark    FlushMark  // this client's record, with the Seq of the last batch sent
+	doubt   *statBatch // a batch whose write failed, sent again before any other
+}
+
+// statBatch is one flush's sums, with the mark that makes sending it
+// again harmless (see FlushMark): a write that failed may still have
+// been applied, so the batch goes again as it was, never merged into
+// later sums, until a write of it succeeds.
+type statBatch struct {
+	deltas  map[Ino]DirStat
+	removed []Ino
+	mark    FlushMark
 }
 
 // dirStatsMapLimit bounds the parents and lengths maps: past it they are
@@ -32,7 +45,7 @@ type dirStats struct {
 const dirStatsMapLimit = 1 << 20
 
 func newDirStats(eng Engine, off bool) *dirStats {
-	s := &dirStats{pending: map[Ino]DirStat{}, parents: map[Ino]Ino{}, lengths: map[Ino]uint64{}}
+	s := &dirStats{pending: map[Ino]DirStat{}, parents: map[Ino]Ino{}, lengths: map[Ino]uint64{}, mark: FlushMark{Key: NewFlushMarkKey()}}
 	if !off {
 		s.store, _ = Capability[DirStatStore](eng)
 	}
@@ -189,33 +202,54 @@ func (s *dirStats) gone(ino Ino) {
 	s.mu.Unlock()
 }
 
-// flush writes the pending sums in one call. On failure they are put back
-// to be written with the next flush.
+// flush writes the pending sums in one call, after the batch of a flush
+// that failed, if any. On failure the batch is kept to be sent again,
+// with the same mark, by the next flush.
 func (s *dirStats) flush(ctx context.Context) error {
 	if !s.on() {
 		return nil
 	}
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
+	if s.doubt != nil {
+		if err := s.store.AddDirStats(ctx, s.doubt.deltas, s.doubt.removed, s.doubt.mark); err != nil {
+			return fmt.Errorf("write directory statistics: %w", err)
+		}
+		s.doubt = nil
+	}
 	s.mu.Lock()
-	deltas, removed := s.pending, s.removed
+	b := &statBatch{deltas: s.pending, removed: s.removed}
 	s.pending, s.removed = map[Ino]DirStat{}, nil
 	s.mu.Unlock()
-	if len(deltas) == 0 && len(removed) == 0 {
+	if len(b.deltas) == 0 && len(b.removed) == 0 {
 		return nil
 	}
-	err := s.store.AddDirStats(ctx, deltas, removed)
-	if err == nil {
+	s.mark.Seq++
+	b.mark = s.mark
+	if err := s.store.AddDirStats(ctx, b.deltas, b.removed, b.mark); err != nil {
+		s.doubt = b
+		return fmt.Errorf("write directory statistics: %w", err)
+	}
+	return nil
+}
+
+// dropMarks forgets this client's flush marks' records (at Close, once
+// everything is written): a mark matters only while a batch of its
+// writer may still arrive. quotaSent says the quotas' mark was used.
+func (s *dirStats) dropMarks(ctx context.Context, quotaSent bool) error {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	var keys []Ino
+	if s.mark.Seq > 0 && s.doubt == nil {
+		keys = append(keys, s.mark.Key)
+	}
+	if quotaSent {
+		keys = append(keys, s.mark.Key+1)
+	}
+	if len(keys) == 0 {
 		return nil
 	}
-	deltas = unwritten(deltas, err)
-	s.mu.Lock()
-	for dir, d := range deltas {
-		s.pending[dir] = s.pending[dir].Add(d)
-	}
-	s.removed = append(s.removed, removed...)
-	s.mu.Unlock()
-	return fmt.Errorf("write directory statistics: %w", err)
+	return s.store.AddDirStats(ctx, nil, keys, FlushMark{})
 }
 
 // FlushDirStats writes the directory statistics this client has summed
@@ -226,6 +260,18 @@ func (c *Client) FlushDirStats(ctx context.Context) error {
 		return err
 	}
 	return c.flushQuotas(ctx)
+}
+
+// dropFlushMarks forgets the records of this client's flush marks.
+func (c *Client) dropFlushMarks(ctx context.Context) error {
+	if !c.stats.on() {
+		return nil
+	}
+	q := c.quota
+	q.storeMu.Lock()
+	quotaSent := q.mark.Seq > 0 && q.doubt == nil
+	q.storeMu.Unlock()
+	return c.stats.dropMarks(ctx, quotaSent)
 }
 
 // DirStatsOn reports whether the engine keeps directory statistics.

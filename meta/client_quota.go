@@ -22,8 +22,10 @@ type quotaState struct {
 	quotas   map[Ino]Quota // as read, plus what this client wrote since; replaced, never changed in place
 	readAt   time.Time
 	pending  map[Ino]DirStat // usage changes not yet written
-	inFlight map[Ino]DirStat // usage changes being written
+	inFlight map[Ino]DirStat // usage changes being written, or whose write failed (doubt)
 	parents  map[Ino]Ino
+	mark     FlushMark  // guarded by storeMu, as doubt
+	doubt    *statBatch // a batch whose write failed, sent again before any other
 
 	// storeMu orders a flush's write and a read of the quotas: a read
 	// sees a flush whole or not at all, so that what the flush wrote is
@@ -33,7 +35,7 @@ type quotaState struct {
 }
 
 func newQuotaState(eng Engine, stats *dirStats) *quotaState {
-	q := &quotaState{pending: map[Ino]DirStat{}, parents: map[Ino]Ino{}}
+	q := &quotaState{pending: map[Ino]DirStat{}, parents: map[Ino]Ino{}, mark: FlushMark{Key: stats.mark.Key + 1}}
 	if stats.on() {
 		q.store, _ = Capability[QuotaStore](eng)
 	}
@@ -198,10 +200,13 @@ func (q *quotaState) unwritten(dir Ino) DirStat {
 	return q.pending[dir].Add(q.inFlight[dir])
 }
 
-// flushQuotas writes the usage sums in one call. While it runs they
-// still count in checks (inFlight); once written they are added to the
-// records this client read before (a read after sees them itself); on
-// failure what was not written is kept for the next flush.
+// flushQuotas writes the usage sums in one call, after the batch of a
+// flush that failed, if any (see FlushMark). While a batch is written,
+// or waits to be sent again after a failure, it still counts in checks
+// (inFlight); once written it is added to the records this client read
+// before (a read after sees it itself). A batch whose first write failed
+// may have been applied and read since: once it is written the quotas
+// are read again instead.
 func (c *Client) flushQuotas(ctx context.Context) error {
 	q := c.quota
 	if q.store == nil {
@@ -209,6 +214,15 @@ func (c *Client) flushQuotas(ctx context.Context) error {
 	}
 	q.storeMu.Lock()
 	defer q.storeMu.Unlock()
+	if q.doubt != nil {
+		if err := q.store.AddQuotaUsage(ctx, q.doubt.deltas, q.doubt.mark); err != nil {
+			return fmt.Errorf("write quota usage: %w", err)
+		}
+		q.doubt = nil
+		q.mu.Lock()
+		q.inFlight, q.readAt = nil, time.Time{}
+		q.mu.Unlock()
+	}
 	q.mu.Lock()
 	deltas := q.pending
 	q.pending, q.inFlight = map[Ino]DirStat{}, deltas
@@ -216,25 +230,16 @@ func (c *Client) flushQuotas(ctx context.Context) error {
 	if len(deltas) == 0 {
 		return nil
 	}
-	err := q.store.AddQuotaUsage(ctx, deltas)
+	q.mark.Seq++
+	if err := q.store.AddQuotaUsage(ctx, deltas, q.mark); err != nil {
+		q.doubt = &statBatch{deltas: deltas, mark: q.mark}
+		return fmt.Errorf("write quota usage: %w", err)
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.inFlight = nil
-	written := deltas
-	if err != nil {
-		left := unwritten(maps.Clone(deltas), err)
-		for d, v := range left {
-			q.pending[d] = q.pending[d].Add(v)
-		}
-		written = map[Ino]DirStat{}
-		for d, v := range deltas {
-			if _, ok := left[d]; !ok {
-				written[d] = v
-			}
-		}
-	}
 	records := maps.Clone(q.quotas)
-	for d, v := range written {
+	for d, v := range deltas {
 		if rec, ok := records[d]; ok {
 			rec.Space += v.Space
 			rec.Inodes += v.Inodes
@@ -242,9 +247,6 @@ func (c *Client) flushQuotas(ctx context.Context) error {
 		}
 	}
 	q.quotas = records
-	if err != nil {
-		return fmt.Errorf("write quota usage: %w", err)
-	}
 	return nil
 }
 

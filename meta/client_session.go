@@ -99,6 +99,8 @@ func (c *Client) Close(ctx context.Context) error {
 	c.trash.jobs.Wait()
 	if err := c.FlushDirStats(ctx); err != nil {
 		slog.Warn("flush directory statistics at close", "err", err)
+	} else if err := c.dropFlushMarks(ctx); err != nil {
+		slog.Warn("forget the flush marks at close", "err", err)
 	}
 	if err := c.eng.CloseSession(ctx, sid); err != nil {
 		return fmt.Errorf("close session %d: %w", sid, err)

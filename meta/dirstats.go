@@ -2,8 +2,7 @@ package meta
 
 import (
 	"context"
-	"errors"
-	"fmt"
+	"math/rand/v2"
 )
 
 // Directory statistics: for every directory, the space and the inodes of
@@ -19,7 +18,9 @@ import (
 // every DirStatsInterval (1 s) and at Close (client_dirstats.go). A
 // directory's statistics are therefore at most one interval behind what
 // the live clients did, and exact once they have flushed. A client that
-// dies loses at most one interval's sums; fsck --repair recounts them.
+// dies loses at most one interval's sums; fsck --repair recounts them. A
+// flush whose answer is lost is sent again with a FlushMark, which makes
+// it count once.
 //
 // What counts where: a file's space is its length rounded up to 4 KiB
 // (SpaceOf), counted in the directory of each of its names (a file with
@@ -58,14 +59,16 @@ func (s DirStat) Add(d DirStat) DirStat {
 // All methods are safe for concurrent use. Each is one transaction,
 // except on an engine that bounds a transaction's size (etcd): there
 // AddDirStats and SetDirStats may write in several, and a call that
-// failed after some were written says which directories were with a
-// *PartialWrite, so that a caller retrying the rest never adds a change
-// twice.
+// failed may have written some of them. SetDirStats is safe to repeat;
+// AddDirStats is when it carries a FlushMark.
 type DirStatStore interface {
 	// AddDirStats adds each delta to its directory's statistics (a
 	// directory without any starts from zero), then forgets the
-	// statistics of the directories in removed, in one transaction.
-	AddDirStats(ctx context.Context, deltas map[Ino]DirStat, removed []Ino) error
+	// statistics of the directories in removed, in one transaction. With
+	// a mark (see FlushMark) it changes nothing when the mark's record
+	// already holds mark.Seq or more, and stores mark.Seq with the
+	// changes otherwise; either way it returns nil.
+	AddDirStats(ctx context.Context, deltas map[Ino]DirStat, removed []Ino, mark FlushMark) error
 	// DirStats returns the statistics of dirs; a directory without any
 	// is missing from the map (it counts as zero).
 	DirStats(ctx context.Context, dirs []Ino) (map[Ino]DirStat, error)
@@ -73,32 +76,39 @@ type DirStatStore interface {
 	// (fsck --repair, quota check --repair) and forgets those of the
 	// directories in removed, in one transaction.
 	SetDirStats(ctx context.Context, stats map[Ino]DirStat, removed []Ino) error
-	// AllDirStats lists every directory that has statistics.
+	// AllDirStats lists every directory that has statistics (flush
+	// marks' records are not directories and are left out).
 	AllDirStats(ctx context.Context) (map[Ino]DirStat, error)
 }
 
-// PartialWrite is the error of an AddDirStats, SetDirStats or
-// AddQuotaUsage that wrote the changes of the directories in Written
-// before it failed with Err: retry only the others.
-type PartialWrite struct {
-	Written []Ino
-	Err     error
+// FlushMark makes a sum written to the statistics (AddDirStats) or to
+// the quotas' usage (AddQuotaUsage) count once, however many times it is
+// sent: a call whose answer was lost (a connection broken during COMMIT,
+// a reply that never came) may or may not have been applied, and sending
+// it again unmarked could count it twice. The engine keeps, beside the
+// statistics, one record per Key: the highest Seq applied. A call applies
+// its changes and stores Seq in one transaction when the record holds
+// less, and changes nothing otherwise, so that the same call sent again,
+// or arriving late after it was sent again, is a no-op. An engine writing
+// a call in several transactions (etcd) marks each part, so that a call
+// sent again with the same changes skips the parts already written.
+//
+// The zero FlushMark marks nothing: the call is applied unconditionally.
+type FlushMark struct {
+	Key Ino    // the writer's record: a key of NewFlushMarkKey, never a directory
+	Seq uint64 // greater than the Seq of every other batch written with Key
 }
 
-func (p *PartialWrite) Error() string {
-	return fmt.Sprintf("%v (after the changes of %d directories were written)", p.Err, len(p.Written))
+// flushMarkBit sets a flush mark's record apart from inode numbers,
+// which never have the top bit.
+const flushMarkBit = 1 << 63
+
+// NewFlushMarkKey is a random key for a writer's flush marks; it and the
+// next number (key+1) are both marks' keys.
+func NewFlushMarkKey() Ino {
+	return Ino(rand.Uint64()&^1 | flushMarkBit)
 }
 
-func (p *PartialWrite) Unwrap() error { return p.Err }
-
-// unwritten removes from deltas the directories err says were written
-// (see PartialWrite) and returns what is left to retry.
-func unwritten(deltas map[Ino]DirStat, err error) map[Ino]DirStat {
-	var partial *PartialWrite
-	if errors.As(err, &partial) {
-		for _, dir := range partial.Written {
-			delete(deltas, dir)
-		}
-	}
-	return deltas
-}
+// IsFlushMark reports whether key is a flush mark's record, not a
+// directory (engines leave them out of AllDirStats).
+func IsFlushMark(key Ino) bool { return key&flushMarkBit != 0 }

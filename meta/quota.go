@@ -47,8 +47,7 @@ type Quota struct {
 // with ErrNotSupported.
 //
 // All methods are safe for concurrent use; each is one transaction, but
-// AddQuotaUsage may be several where DirStatStore's methods may (and
-// then says what it wrote with a *PartialWrite).
+// AddQuotaUsage may be several where DirStatStore's methods may.
 type QuotaStore interface {
 	// SetQuota creates or replaces dir's quota record, limits and usage.
 	SetQuota(ctx context.Context, dir Ino, q Quota) error
@@ -57,6 +56,8 @@ type QuotaStore interface {
 	// Quotas returns every quota.
 	Quotas(ctx context.Context) (map[Ino]Quota, error)
 	// AddQuotaUsage adds each delta to the usage of its quota directory;
-	// a directory without a quota (deleted meanwhile) is skipped.
-	AddQuotaUsage(ctx context.Context, deltas map[Ino]DirStat) error
+	// a directory without a quota (deleted meanwhile) is skipped. A mark
+	// makes it count once, as DirStatStore.AddDirStats does (its record
+	// is kept with the directory statistics).
+	AddQuotaUsage(ctx context.Context, deltas map[Ino]DirStat, mark FlushMark) error
 }

@@ -50,8 +50,8 @@ func readStore[S, R any](t *Tracker, store func(Engine) (S, error), call func(s 
 	return call(s)
 }
 
-func (t *Tracker) AddDirStats(ctx context.Context, deltas map[Ino]DirStat, removed []Ino) error {
-	return heldStore(t, ctx, dirStatStoreOf, func(s DirStatStore) error { return s.AddDirStats(ctx, deltas, removed) })
+func (t *Tracker) AddDirStats(ctx context.Context, deltas map[Ino]DirStat, removed []Ino, mark FlushMark) error {
+	return heldStore(t, ctx, dirStatStoreOf, func(s DirStatStore) error { return s.AddDirStats(ctx, deltas, removed, mark) })
 }
 
 func (t *Tracker) SetDirStats(ctx context.Context, stats map[Ino]DirStat, removed []Ino) error {
@@ -74,8 +74,8 @@ func (t *Tracker) DeleteQuota(ctx context.Context, dir Ino) error {
 	return heldStore(t, ctx, quotaStoreOf, func(s QuotaStore) error { return s.DeleteQuota(ctx, dir) })
 }
 
-func (t *Tracker) AddQuotaUsage(ctx context.Context, deltas map[Ino]DirStat) error {
-	return heldStore(t, ctx, quotaStoreOf, func(s QuotaStore) error { return s.AddQuotaUsage(ctx, deltas) })
+func (t *Tracker) AddQuotaUsage(ctx context.Context, deltas map[Ino]DirStat, mark FlushMark) error {
+	return heldStore(t, ctx, quotaStoreOf, func(s QuotaStore) error { return s.AddQuotaUsage(ctx, deltas, mark) })
 }
 
 func (t *Tracker) Quotas(ctx context.Context) (map[Ino]Quota, error) {

@@ -12,28 +12,56 @@ import (
 // changed in batches and listed.
 
 // inDirBatches calls fn, each call in a transaction of its own, with the
-// keys of m in ascending order, at most n at a time: each batch is
-// atomic, the whole is not, and a failure after some batches were
-// written says which with a *meta.PartialWrite.
-func inDirBatches[T any](ctx context.Context, e *Engine, m map[meta.Ino]T, n int, fn func(t *txn, batch []meta.Ino) error) error {
+// keys of m in ascending order, at most n at a time, and the batch's
+// number (0, 1, ...): each batch is atomic, the whole is not. The same m
+// is cut into the same batches every time, which lets a call sent again
+// skip the batches written the first time (see markBatch).
+func inDirBatches[T any](ctx context.Context, e *Engine, m map[meta.Ino]T, n int, fn func(t *txn, part uint64, batch []meta.Ino) error) error {
 	dirs := make([]meta.Ino, 0, len(m))
 	for dir := range m {
 		dirs = append(dirs, dir)
 	}
 	slices.Sort(dirs)
-	var written []meta.Ino
-	for len(dirs) > 0 {
+	for part := uint64(0); len(dirs) > 0; part++ {
 		batch := dirs[:min(len(dirs), n)]
 		dirs = dirs[len(batch):]
-		if err := e.txn(ctx, func(t *txn) error { return fn(t, batch) }); err != nil {
-			if len(written) > 0 {
-				return &meta.PartialWrite{Written: written, Err: err}
-			}
+		if err := e.txn(ctx, func(t *txn) error { return fn(t, part, batch) }); err != nil {
 			return err
 		}
-		written = append(written, batch...)
 	}
 	return nil
+}
+
+// markParts is how many transactions one marked call may take: each part
+// stores Seq<<markParts | part in the mark's record.
+const markParts = 20
+
+// markBatch reads, in t, the record of mark (meta.FlushMark) and reports
+// whether part of the marked call is to be written; when it is, it
+// stores the part's number in the record with the changes. A zero mark
+// writes every part.
+func markBatch(t *txn, mark meta.FlushMark, part uint64) (bool, error) {
+	if mark.Key == 0 {
+		return true, nil
+	}
+	if part >= 1<<markParts {
+		return false, fmt.Errorf("a marked call of more than %d transactions", 1<<markParts)
+	}
+	key := t.k.dirStat(mark.Key)
+	v, err := t.get(key)
+	if err != nil {
+		return false, err
+	}
+	cur, err := decodeUsage(v)
+	if err != nil {
+		return false, fmt.Errorf("flush mark %d: %w", mark.Key, err)
+	}
+	this := int64(mark.Seq<<markParts | part)
+	if cur.inodes >= this {
+		return false, nil
+	}
+	t.put(key, encodeUsage(usageDelta{inodes: this}))
+	return true, nil
 }
 
 // scanDirRecords reads every record under tag (tag<ino> → value),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
 
 	"cairn/meta"
 )
@@ -23,26 +22,34 @@ func (k keys) dirStat(ino meta.Ino) []byte { return k.key(tagDirStat, u64(uint64
 
 // AddDirStats adds the deltas and forgets the removed directories' statistics
 // (see meta.DirStatStore), in transactions of up to dirStatBatch
-// directories: each directory's change is atomic, the whole call is not.
-func (e *Engine) AddDirStats(ctx context.Context, deltas map[meta.Ino]meta.DirStat, removed []meta.Ino) error {
-	return e.changeDirStats(ctx, deltas, removed, true)
+// directories: each directory's change is atomic, the whole call is not,
+// and a marked call sent again skips the transactions written before.
+// The mark's record is a statistics key (above every inode number).
+func (e *Engine) AddDirStats(ctx context.Context, deltas map[meta.Ino]meta.DirStat, removed []meta.Ino, mark meta.FlushMark) error {
+	return e.changeDirStats(ctx, deltas, removed, true, mark)
 }
 
 // SetDirStats replaces statistics, see meta.DirStatStore.
 func (e *Engine) SetDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino) error {
-	return e.changeDirStats(ctx, stats, removed, false)
+	return e.changeDirStats(ctx, stats, removed, false, meta.FlushMark{})
 }
 
-func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino, add bool) error {
-	err := inDirBatches(ctx, e, stats, dirStatBatch, func(t *txn, batch []meta.Ino) error {
+func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino, add bool, mark meta.FlushMark) error {
+	err := inDirBatches(ctx, e, stats, dirStatBatch, func(t *txn, part uint64, batch []meta.Ino) error {
 		keys := make([][]byte, len(batch))
 		for i, dir := range batch {
 			keys[i] = t.k.dirStat(dir)
 		}
 		if add {
+			if mark.Key != 0 {
+				keys = append(keys, t.k.dirStat(mark.Key))
+			}
 			if err := t.prefetch(keys...); err != nil {
 				return err
 			}
+		}
+		if write, err := markBatch(t, mark, part); !write || err != nil {
+			return err
 		}
 		for i, dir := range batch {
 			var cur usageDelta
@@ -64,6 +71,7 @@ func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.Dir
 	if err != nil {
 		return fmt.Errorf("change directory statistics: %w", err)
 	}
+	// Forgetting is the same whether done once or twice: not marked.
 	for len(removed) > 0 {
 		batch := removed[:min(len(removed), 2*dirStatBatch)]
 		removed = removed[len(batch):]
@@ -74,12 +82,7 @@ func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.Dir
 			return nil
 		})
 		if err != nil {
-			err = fmt.Errorf("forget directory statistics: %w", err)
-			if len(stats) == 0 {
-				return err
-			}
-			// The changes are written; only the forgetting is to retry.
-			return &meta.PartialWrite{Written: slices.Collect(maps.Keys(stats)), Err: err}
+			return fmt.Errorf("forget directory statistics: %w", err)
 		}
 	}
 	return nil
@@ -122,10 +125,13 @@ func (e *Engine) DirStats(ctx context.Context, dirs []meta.Ino) (map[meta.Ino]me
 	return out, nil
 }
 
-// AllDirStats lists every directory's statistics, see meta.DirStatStore.
+// AllDirStats lists every directory's statistics, see meta.DirStatStore;
+// the flush marks' records are left out.
 func (e *Engine) AllDirStats(ctx context.Context) (map[meta.Ino]meta.DirStat, error) {
-	return scanDirRecords(ctx, e, tagDirStat, "directory statistics", func(v []byte) (meta.DirStat, error) {
+	all, err := scanDirRecords(ctx, e, tagDirStat, "directory statistics", func(v []byte) (meta.DirStat, error) {
 		u, err := decodeUsage(v)
 		return meta.DirStat{Space: u.space, Inodes: u.inodes}, err
 	})
+	maps.DeleteFunc(all, func(ino meta.Ino, _ meta.DirStat) bool { return meta.IsFlushMark(ino) })
+	return all, err
 }

@@ -11,19 +11,21 @@ import (
 )
 
 // failingStore is a Store that fails the failAt-th transaction run after
-// it is armed, before it writes anything.
+// it is armed: before it writes anything, or (lost) after it committed,
+// as when a commit's answer never comes back.
 type failingStore struct {
 	Store
 	mu     sync.Mutex
 	failAt int // 0: not armed
+	lost   bool
 	runs   int
 }
 
 var errInjected = errors.New("injected store failure")
 
-func (s *failingStore) arm(failAt int) {
+func (s *failingStore) arm(failAt int, lost bool) {
 	s.mu.Lock()
-	s.failAt, s.runs = failAt, 0
+	s.failAt, s.lost, s.runs = failAt, lost, 0
 	s.mu.Unlock()
 }
 
@@ -34,18 +36,25 @@ func (s *failingStore) Txn(ctx context.Context, fn func(tx Tx) error) error {
 	if fail {
 		s.failAt = 0
 	}
+	lost := s.lost
 	s.mu.Unlock()
-	if fail {
-		return errInjected
+	if !fail {
+		return s.Store.Txn(ctx, fn)
 	}
-	return s.Store.Txn(ctx, fn)
+	if lost {
+		if err := s.Store.Txn(ctx, fn); err != nil {
+			return err
+		}
+	}
+	return errInjected
 }
 
 // TestDirStatsPartialFlushCountsOnce: a flush of directory statistics or
 // quota usage that fails after some of its transactions were written
-// (etcd's bounded transactions) is retried without adding those again:
-// after the retry every directory's statistics and every quota's usage
-// equal a full count.
+// (etcd's bounded transactions), or whose last transaction was applied
+// but not answered, is sent again without adding anything twice (its
+// FlushMark): after the retry every directory's statistics and every
+// quota's usage equal a full count.
 func TestDirStatsPartialFlushCountsOnce(t *testing.T) {
 	ctx := context.Background()
 	store := &failingStore{Store: NewMemStore()}
@@ -76,12 +85,11 @@ func TestDirStatsPartialFlushCountsOnce(t *testing.T) {
 			}
 		}
 	}
-	flushFailing := func(failAt int, what string) {
+	flushFailing := func(failAt int, lost bool, what string) {
 		t.Helper()
-		store.arm(failAt)
-		var partial *meta.PartialWrite
-		if err := c.FlushDirStats(ctx); !errors.As(err, &partial) || !errors.Is(err, errInjected) {
-			t.Fatalf("a flush failing in its %s: %v, want a partial write", what, err)
+		store.arm(failAt, lost)
+		if err := c.FlushDirStats(ctx); !errors.Is(err, errInjected) {
+			t.Fatalf("a flush failing in its %s: %v, want the injected failure", what, err)
 		}
 		if err := c.FlushDirStats(ctx); err != nil {
 			t.Fatalf("the flush after: %v", err)
@@ -90,9 +98,13 @@ func TestDirStatsPartialFlushCountsOnce(t *testing.T) {
 	// Statistics of dirs+1 directories take 3 transactions, quota usage
 	// of dirs quotas 3 more.
 	create("a")
-	flushFailing(2, "second transaction of statistics")
+	flushFailing(2, false, "second transaction of statistics")
 	create("b")
-	flushFailing(5, "second transaction of quota usage")
+	flushFailing(5, false, "second transaction of quota usage")
+	create("c")
+	flushFailing(2, true, "second transaction of statistics, applied")
+	create("d")
+	flushFailing(6, true, "last transaction of quota usage, applied")
 
 	stats, err := e.AllDirStats(ctx)
 	if err != nil {
@@ -112,8 +124,8 @@ func TestDirStatsPartialFlushCountsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range inos {
-		if q := quotas[dir]; q.Inodes != 2 {
-			t.Errorf("quota of directory %d counts %d inodes, want 2", dir, q.Inodes)
+		if q := quotas[dir]; q.Inodes != 4 {
+			t.Errorf("quota of directory %d counts %d inodes, want 4", dir, q.Inodes)
 		}
 	}
 }

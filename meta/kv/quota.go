@@ -69,14 +69,21 @@ func (e *Engine) Quotas(ctx context.Context) (map[meta.Ino]meta.Quota, error) {
 }
 
 // AddQuotaUsage adds to the quotas' usage, see meta.QuotaStore, in
-// transactions of up to dirStatBatch quotas, each read in one request.
-func (e *Engine) AddQuotaUsage(ctx context.Context, deltas map[meta.Ino]meta.DirStat) error {
-	err := inDirBatches(ctx, e, deltas, dirStatBatch, func(t *txn, batch []meta.Ino) error {
-		keys := make([][]byte, len(batch))
+// transactions of up to dirStatBatch quotas, each read in one request
+// (with the mark's record, kept as AddDirStats keeps it).
+func (e *Engine) AddQuotaUsage(ctx context.Context, deltas map[meta.Ino]meta.DirStat, mark meta.FlushMark) error {
+	err := inDirBatches(ctx, e, deltas, dirStatBatch, func(t *txn, part uint64, batch []meta.Ino) error {
+		keys := make([][]byte, len(batch), len(batch)+1)
 		for i, dir := range batch {
 			keys[i] = t.k.quota(dir)
 		}
+		if mark.Key != 0 {
+			keys = append(keys, t.k.dirStat(mark.Key))
+		}
 		if err := t.prefetch(keys...); err != nil {
+			return err
+		}
+		if write, err := markBatch(t, mark, part); !write || err != nil {
 			return err
 		}
 		for i, dir := range batch {

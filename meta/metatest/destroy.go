@@ -30,11 +30,11 @@ func testDestroy(t *testing.T, open func(t *testing.T) meta.Engine) {
 	quotas, hasQuotas := meta.Capability[meta.QuotaStore](x.e)
 	if hasQuotas {
 		x.must(quotas.SetQuota(x.ctx, dir, meta.Quota{MaxSpace: 1 << 20, Space: 4096, Inodes: 2}), "SetQuota")
-		x.must(quotas.AddQuotaUsage(x.ctx, map[meta.Ino]meta.DirStat{dir: {Space: 4096, Inodes: 1}}), "AddQuotaUsage")
+		x.must(quotas.AddQuotaUsage(x.ctx, map[meta.Ino]meta.DirStat{dir: {Space: 4096, Inodes: 1}}, meta.FlushMark{}), "AddQuotaUsage")
 	}
 	stats, hasStats := meta.Capability[meta.DirStatStore](x.e)
 	if hasStats {
-		x.must(stats.AddDirStats(x.ctx, map[meta.Ino]meta.DirStat{dir: {Space: 8192, Inodes: 2}}, nil), "AddDirStats")
+		x.must(stats.AddDirStats(x.ctx, map[meta.Ino]meta.DirStat{dir: {Space: 8192, Inodes: 2}}, nil, meta.FlushMark{}), "AddDirStats")
 	}
 
 	if err := d.Destroy(x.ctx); err != nil {

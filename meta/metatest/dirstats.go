@@ -13,6 +13,7 @@ func dirStatsTests() []test {
 		{"DirStats/Exact", testDirStatsExact},
 		{"DirStats/Close", testDirStatsClose},
 		{"DirStats/Repair", testDirStatsRepair},
+		{"DirStats/FlushMarks", testFlushMarks},
 	}
 }
 
@@ -43,14 +44,14 @@ func (x *env) statsClient() *meta.Client {
 // forgotten, and a directory never counted is absent.
 func testDirStatsStore(x *env) {
 	s := x.dirStatStore()
-	x.must(s.AddDirStats(x.ctx, map[meta.Ino]meta.DirStat{10: {Space: 4096, Inodes: 1}, 11: {Inodes: 2}}, nil), "AddDirStats")
-	x.must(s.AddDirStats(x.ctx, map[meta.Ino]meta.DirStat{10: {Space: 8192, Inodes: 2}, 12: {Space: -4096, Inodes: -1}}, nil), "AddDirStats")
+	x.must(s.AddDirStats(x.ctx, map[meta.Ino]meta.DirStat{10: {Space: 4096, Inodes: 1}, 11: {Inodes: 2}}, nil, meta.FlushMark{}), "AddDirStats")
+	x.must(s.AddDirStats(x.ctx, map[meta.Ino]meta.DirStat{10: {Space: 8192, Inodes: 2}, 12: {Space: -4096, Inodes: -1}}, nil, meta.FlushMark{}), "AddDirStats")
 	want := map[meta.Ino]meta.DirStat{10: {Space: 12288, Inodes: 3}, 11: {Inodes: 2}, 12: {Space: -4096, Inodes: -1}}
 	got, err := s.DirStats(x.ctx, []meta.Ino{10, 11, 12, 13})
 	x.must(err, "DirStats")
 	x.sameStats("after two AddDirStats", got, want)
 	x.must(s.SetDirStats(x.ctx, map[meta.Ino]meta.DirStat{12: {Space: 4096, Inodes: 1}}, []meta.Ino{11}), "SetDirStats")
-	x.must(s.AddDirStats(x.ctx, nil, []meta.Ino{10, 99}), "AddDirStats removing 10")
+	x.must(s.AddDirStats(x.ctx, nil, []meta.Ino{10, 99}, meta.FlushMark{}), "AddDirStats removing 10")
 	all, err := s.AllDirStats(x.ctx)
 	x.must(err, "AllDirStats")
 	x.sameStats("after SetDirStats and removals", all, map[meta.Ino]meta.DirStat{12: {Space: 4096, Inodes: 1}})

@@ -14,35 +14,59 @@ var _ meta.DirStatStore = (*Engine)(nil)
 
 // Directory statistics (meta.DirStatStore) are two hashes keyed by the
 // directory's inode number: <prefix>:dirspace and <prefix>:dirinodes. A
-// flush is one MULTI/EXEC of HINCRBYs and HDELs: one round trip, whatever
-// the number of directories.
+// flush is one script (scripts/addstats.lua) of HINCRBYs and HDELs: one
+// round trip, whatever the number of directories, and atomic with the
+// check of its FlushMark. The marks' records are fields of dirinodes too,
+// named by the mark's key, whose top bit no inode number has: the
+// statistics' readers leave them out (meta.IsFlushMark), and forgetting
+// a key's record is removing it as a directory.
 func (e *Engine) dirStatKeys() (space, inodes string) {
 	return e.prefix + ":dirspace", e.prefix + ":dirinodes"
 }
 
 // AddDirStats adds the deltas and forgets the removed directories'
-// statistics in one transaction, see meta.DirStatStore.
-func (e *Engine) AddDirStats(ctx context.Context, deltas map[meta.Ino]meta.DirStat, removed []meta.Ino) error {
-	return e.changeDirStats(ctx, deltas, removed, true)
+// statistics in one script, see meta.DirStatStore.
+func (e *Engine) AddDirStats(ctx context.Context, deltas map[meta.Ino]meta.DirStat, removed []meta.Ino, mark meta.FlushMark) error {
+	if err := e.addStats(ctx, "dir", deltas, removed, mark); err != nil {
+		return fmt.Errorf("add directory statistics: %w", err)
+	}
+	return nil
 }
 
-// SetDirStats replaces statistics, see meta.DirStatStore.
+// addStats runs scripts/addstats.lua: kind "dir" adds to the directory
+// statistics, "quota" to the quotas' usage. An unmarked call goes
+// through the script too, rather than a MULTI/EXEC of its own: one path,
+// and a dump's pause holds both alike. Numbers go as decimal strings,
+// which the script hands to HINCRBY unchanged.
+func (e *Engine) addStats(ctx context.Context, kind string, deltas map[meta.Ino]meta.DirStat, removed []meta.Ino, mark meta.FlushMark) error {
+	if len(deltas) == 0 && len(removed) == 0 && mark.Key == 0 {
+		return nil
+	}
+	field := ""
+	if mark.Key != 0 {
+		field = strconv.FormatUint(uint64(mark.Key), 10)
+	}
+	args := make([]any, 0, 4+3*len(deltas)+len(removed))
+	args = append(args, kind, field, strconv.FormatUint(mark.Seq, 10), strconv.Itoa(len(deltas)))
+	for dir, d := range deltas {
+		args = append(args, strconv.FormatUint(uint64(dir), 10), strconv.FormatInt(d.Space, 10), strconv.FormatInt(d.Inodes, 10))
+	}
+	for _, dir := range removed {
+		args = append(args, strconv.FormatUint(uint64(dir), 10))
+	}
+	_, err := e.call(ctx, "addstats", meta.RootCred, args...)
+	return err
+}
+
+// SetDirStats replaces statistics, see meta.DirStatStore. It needs no
+// mark, being safe to repeat: one MULTI/EXEC of HSETs and HDELs.
 func (e *Engine) SetDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino) error {
-	return e.changeDirStats(ctx, stats, removed, false)
-}
-
-func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino, add bool) error {
 	spaceKey, inodesKey := e.dirStatKeys()
 	_, err := e.rdb.TxPipelined(ctx, func(p goredis.Pipeliner) error {
 		for dir, d := range stats {
 			field := strconv.FormatUint(uint64(dir), 10)
-			if add {
-				p.HIncrBy(ctx, spaceKey, field, d.Space)
-				p.HIncrBy(ctx, inodesKey, field, d.Inodes)
-			} else {
-				p.HSet(ctx, spaceKey, field, d.Space)
-				p.HSet(ctx, inodesKey, field, d.Inodes)
-			}
+			p.HSet(ctx, spaceKey, field, d.Space)
+			p.HSet(ctx, inodesKey, field, d.Inodes)
 		}
 		if len(removed) > 0 {
 			fields := make([]string, len(removed))
@@ -55,7 +79,7 @@ func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.Dir
 		return nil
 	})
 	if err != nil {
-		return e.fail("change directory statistics", err)
+		return e.fail("set directory statistics", err)
 	}
 	return nil
 }
@@ -95,7 +119,8 @@ func (e *Engine) DirStats(ctx context.Context, dirs []meta.Ino) (map[meta.Ino]me
 	return out, nil
 }
 
-// AllDirStats lists every directory's statistics, see meta.DirStatStore.
+// AllDirStats lists every directory's statistics, see meta.DirStatStore;
+// the flush marks' records are left out.
 func (e *Engine) AllDirStats(ctx context.Context) (map[meta.Ino]meta.DirStat, error) {
 	spaceKey, inodesKey := e.dirStatKeys()
 	var spaces, inodes *goredis.MapStringStringCmd
@@ -113,6 +138,9 @@ func (e *Engine) AllDirStats(ctx context.Context) (map[meta.Ino]meta.DirStat, er
 			ino, err := strconv.ParseUint(field, 10, 64)
 			if err != nil {
 				return nil, fmt.Errorf("corrupt directory statistics field %q: %w", field, meta.ErrIO)
+			}
+			if meta.IsFlushMark(meta.Ino(ino)) {
+				continue
 			}
 			d, err := parseDirStat(spaces.Val()[field], inodes.Val()[field])
 			if err != nil {

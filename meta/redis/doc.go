@@ -29,7 +29,8 @@
 //	P:changes        its change log: sorted set, score number, member "number:change"
 //	P:changeseq      the change log's sequence
 //	P:dirspace       directory statistics: hash dir ino -> bytes (dirstats.go)
-//	P:dirinodes      directory statistics: hash dir ino -> entries
+//	P:dirinodes      directory statistics: hash dir ino -> entries, and
+//	                 flush mark key (top bit set) -> last seq applied
 //	P:quota:<field>  directory quotas: hash dir ino -> value, one hash per
 //	                 field max_space, max_inodes, space, inodes (quota.go)
 //

@@ -14,9 +14,10 @@ var _ meta.QuotaStore = (*Engine)(nil)
 
 // Quotas (meta.QuotaStore) are four hashes keyed by the directory's
 // inode number: <prefix>:quota:<field> for max_space, max_inodes, space
-// and inodes. A usage flush is one MULTI/EXEC of HINCRBYs: a quota
-// deleted meanwhile gets usage fields back, which Quotas ignores (it
-// lists the directories that have a max_space field) and SetQuota
+// and inodes. A usage flush is one script of HINCRBYs, the one of the
+// statistics (addStats), whose FlushMark's record is kept with theirs: a
+// quota deleted meanwhile gets usage fields back, which Quotas ignores
+// (it lists the directories that have a max_space field) and SetQuota
 // overwrites.
 var quotaFields = []string{"max_space", "max_inodes", "space", "inodes"}
 
@@ -93,19 +94,11 @@ func (e *Engine) Quotas(ctx context.Context) (map[meta.Ino]meta.Quota, error) {
 	return out, nil
 }
 
-// AddQuotaUsage adds to the quotas' usage in one transaction, see
+// AddQuotaUsage adds to the quotas' usage in one script, see
 // meta.QuotaStore.
-func (e *Engine) AddQuotaUsage(ctx context.Context, deltas map[meta.Ino]meta.DirStat) error {
-	_, err := e.rdb.TxPipelined(ctx, func(p goredis.Pipeliner) error {
-		for dir, d := range deltas {
-			id := strconv.FormatUint(uint64(dir), 10)
-			p.HIncrBy(ctx, e.quotaKey("space"), id, d.Space)
-			p.HIncrBy(ctx, e.quotaKey("inodes"), id, d.Inodes)
-		}
-		return nil
-	})
-	if err != nil {
-		return e.fail("add quota usage", err)
+func (e *Engine) AddQuotaUsage(ctx context.Context, deltas map[meta.Ino]meta.DirStat, mark meta.FlushMark) error {
+	if err := e.addStats(ctx, "quota", deltas, nil, mark); err != nil {
+		return fmt.Errorf("add quota usage: %w", err)
 	}
 	return nil
 }

@@ -12,7 +12,9 @@ import (
 var _ meta.DirStatStore = (*Engine)(nil)
 
 // dirStatTable holds directory statistics (meta.DirStatStore), one row
-// per directory that has any.
+// per directory that has any, and the records of flush marks
+// (meta.FlushMark): ino is the mark's key, which as an int64 is negative
+// and so never a directory, and inodes the highest Seq applied.
 var dirStatTable = table{name: "cairn_dirstat", columns: "ino {INT} NOT NULL PRIMARY KEY, space {INT} NOT NULL, inodes {INT} NOT NULL"}
 
 // dirStatRows is how many directories one statement changes.
@@ -39,17 +41,18 @@ func (e *Engine) ensureDirStatTable(ctx context.Context) error {
 // AddDirStats adds the deltas and forgets the removed directories'
 // statistics in one transaction: a multi-row upsert per dirStatRows
 // directories, in inode order so that concurrent flushes lock rows in
-// the same order.
-func (e *Engine) AddDirStats(ctx context.Context, deltas map[meta.Ino]meta.DirStat, removed []meta.Ino) error {
-	return e.changeDirStats(ctx, deltas, removed, true)
+// the same order. A mark is checked first (claimMark); its row, whose
+// key is negative, comes first in that order too.
+func (e *Engine) AddDirStats(ctx context.Context, deltas map[meta.Ino]meta.DirStat, removed []meta.Ino, mark meta.FlushMark) error {
+	return e.changeDirStats(ctx, deltas, removed, true, mark)
 }
 
 // SetDirStats replaces statistics, see meta.DirStatStore.
 func (e *Engine) SetDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino) error {
-	return e.changeDirStats(ctx, stats, removed, false)
+	return e.changeDirStats(ctx, stats, removed, false, meta.FlushMark{})
 }
 
-func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino, add bool) error {
+func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.DirStat, removed []meta.Ino, add bool, mark meta.FlushMark) error {
 	if err := e.ensureDirStatTable(ctx); err != nil {
 		return err
 	}
@@ -61,6 +64,9 @@ func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.Dir
 	removed = slices.Clone(removed)
 	slices.Sort(removed)
 	err := e.txn(ctx, func(c *conn) error {
+		if apply, err := c.claimMark(mark); err != nil || !apply {
+			return err
+		}
 		for rest := dirs; len(rest) > 0; {
 			batch := rest[:min(len(rest), dirStatRows)]
 			rest = rest[len(batch):]
@@ -90,6 +96,49 @@ func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.Dir
 		return fmt.Errorf("change directory statistics: %w", err)
 	}
 	return nil
+}
+
+// claimMark decides, inside a transaction, whether the call marked with
+// mark is applied: yes without a mark; with one, when its record holds a
+// lower Seq, which is then raised to mark.Seq with the call's changes.
+//
+// Two copies of one call may run at once (the first whose COMMIT's
+// answer was lost, and the one sent again), so the record is read
+// locked: the row is created first if missing, without changing one that
+// exists (a copy that finds it being inserted waits for the other's
+// COMMIT), then read FOR UPDATE, which waits for a copy that holds it and
+// sees what that copy committed. SQLite needs no lock (one writer). The
+// read is a query, so the writes queued in a batched transaction reach
+// the server before it and the answer is the database's.
+func (c *conn) claimMark(mark meta.FlushMark) (bool, error) {
+	if mark.Key == 0 {
+		return true, nil
+	}
+	key := int64(mark.Key)
+	if _, err := c.exec(c.e.markInsert(), key); err != nil {
+		return false, err
+	}
+	var seq int64
+	if err := c.queryRow("SELECT inodes FROM cairn_dirstat WHERE ino = ?"+c.e.d.forUpdate, key).Scan(&seq); err != nil {
+		return false, fmt.Errorf("read flush mark %d: %w", key, err)
+	}
+	if uint64(seq) >= mark.Seq {
+		return false, nil // applied before: by an earlier copy of this call, or a later call
+	}
+	_, err := c.exec("UPDATE cairn_dirstat SET inodes = ? WHERE ino = ?", int64(mark.Seq), key)
+	return err == nil, err
+}
+
+// markInsert creates a flush mark's record at Seq 0, leaving one that
+// exists as it is. MySQL's no-op update locks the existing row for
+// writing at once, where INSERT IGNORE would take a shared lock that two
+// copies of a call would then both try to raise (a deadlock).
+func (e *Engine) markInsert() string {
+	q := "INSERT INTO cairn_dirstat (ino, space, inodes) VALUES (?, 0, 0)"
+	if e.d.mysqlUpsert {
+		return q + " ON DUPLICATE KEY UPDATE ino = ino"
+	}
+	return q + " ON CONFLICT (ino) DO NOTHING"
 }
 
 // dirStatUpsert inserts rows directories' statistics, adding to (add) or
@@ -130,12 +179,14 @@ func (e *Engine) DirStats(ctx context.Context, dirs []meta.Ino) (map[meta.Ino]me
 }
 
 // AllDirStats lists every directory's statistics, see meta.DirStatStore.
+// The flush marks' records (negative ino) are not directories: left out,
+// so that neither a dump nor fsck --repair takes them for one.
 func (e *Engine) AllDirStats(ctx context.Context) (map[meta.Ino]meta.DirStat, error) {
 	if err := e.ensureDirStatTable(ctx); err != nil {
 		return nil, err
 	}
 	out := map[meta.Ino]meta.DirStat{}
-	return out, e.scanDirStats(ctx, out, "SELECT ino, space, inodes FROM cairn_dirstat")
+	return out, e.scanDirStats(ctx, out, "SELECT ino, space, inodes FROM cairn_dirstat WHERE ino >= 0")
 }
 
 func (e *Engine) scanDirStats(ctx context.Context, out map[meta.Ino]meta.DirStat, q string, args ...any) error {

@@ -83,8 +83,9 @@ func (e *Engine) Quotas(ctx context.Context) (map[meta.Ino]meta.Quota, error) {
 }
 
 // AddQuotaUsage adds to the quotas' usage in one transaction, in inode
-// order, see meta.QuotaStore.
-func (e *Engine) AddQuotaUsage(ctx context.Context, deltas map[meta.Ino]meta.DirStat) error {
+// order, see meta.QuotaStore. A mark's record is a row of cairn_dirstat,
+// as AddDirStats's (claimMark).
+func (e *Engine) AddQuotaUsage(ctx context.Context, deltas map[meta.Ino]meta.DirStat, mark meta.FlushMark) error {
 	if err := e.ensureDirStatTable(ctx); err != nil {
 		return err
 	}
@@ -94,6 +95,9 @@ func (e *Engine) AddQuotaUsage(ctx context.Context, deltas map[meta.Ino]meta.Dir
 	}
 	slices.Sort(dirs)
 	err := e.txn(ctx, func(c *conn) error {
+		if apply, err := c.claimMark(mark); err != nil || !apply {
+			return err
+		}
 		for _, dir := range dirs {
 			d := deltas[dir]
 			if _, err := c.exec("UPDATE cairn_quota SET space = space + ?, inodes = inodes + ? WHERE ino = ?", d.Space, d.Inodes, int64(dir)); err != nil {

@@ -1,0 +1,164 @@
+package sql
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"cairn/internal/testenv"
+	"cairn/meta"
+)
+
+// checkFlushMarkAfterCut breaks the connection under the COMMIT of a
+// client's flush after the server ran it, once for the directory
+// statistics and once for a quota's usage: the flush fails, the client
+// sends the same batch again with the same FlushMark, and the engine must
+// count it once. Every directory's statistics must then equal a full
+// count, and the quota's usage the count of its tree.
+func checkFlushMarkAfterCut(t *testing.T, e *Engine, cut *testenv.Cutter) {
+	ctx := context.Background()
+	if err := e.Init(ctx, testFormat(), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The quota is set before the client starts: the client reads the
+	// quotas once and keeps them for QuotaRefresh, and a quota it did not
+	// see would be charged nothing.
+	q := engineMkdir(t, e, "q")
+	if _, err := meta.RepairDirStats(ctx, e, meta.RootIno); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetQuota(ctx, q, meta.Quota{MaxInodes: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	c := meta.NewClient(e, meta.ClientConfig{Heartbeat: time.Hour})
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+
+	rounds := 0
+	change := func() {
+		rounds++
+		d := clientMknod(t, c, meta.RootIno, fmt.Sprintf("d%d", rounds), meta.TypeDirectory)
+		for i := range 3 {
+			clientMknod(t, c, d, fmt.Sprintf("f%d", i), meta.TypeFile)
+		}
+		f := clientMknod(t, c, q, fmt.Sprintf("g%d", rounds), meta.TypeFile)
+		id, err := c.NewSliceID(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.Write(ctx, f, 0, meta.Slice{ID: id, Size: 5000, Len: 5000}, time.Now().UnixNano()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// What the engine sends with COMMIT: AddQuotaUsage's changes name
+	// cairn_quota (and cairn_dirstat, for its mark); AddDirStats's only
+	// cairn_dirstat.
+	has := func(req []byte, words ...string) bool {
+		for _, w := range words {
+			if !bytes.Contains(req, []byte(w)) {
+				return false
+			}
+		}
+		return true
+	}
+	cutFlush(t, c, cut, "directory statistics", func(req []byte) bool {
+		return has(req, "COMMIT", "cairn_dirstat") && !has(req, "cairn_quota")
+	}, change)
+	cutFlush(t, c, cut, "quota usage", func(req []byte) bool { return has(req, "COMMIT", "cairn_quota") }, change)
+	if err := c.FlushDirStats(ctx); err != nil {
+		t.Fatalf("flush again after the cuts: %v", err)
+	}
+
+	count, err := meta.CountTree(ctx, e, meta.RootIno)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := e.AllDirStats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range count.Stats {
+		if all[dir] != want {
+			t.Errorf("statistics of directory %d: %+v, a full count says %+v", dir, all[dir], want)
+		}
+	}
+	for dir, got := range all {
+		if _, ok := count.Stats[dir]; !ok && got != (meta.DirStat{}) {
+			t.Errorf("directory %d, not in the tree, has statistics %+v", dir, got)
+		}
+	}
+	tree, err := meta.CountTree(ctx, e, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quotas, err := e.Quotas(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := quotas[q], tree.Total(); got.Space != want.Space || got.Inodes != want.Inodes {
+		t.Errorf("usage of the quota on %d: %d bytes, %d inodes; a full count says %d and %d", q, got.Space, got.Inodes, want.Space, want.Inodes)
+	}
+}
+
+// cutFlush makes changes and flushes them with the cutter armed for the
+// request match accepts, until the flush called here is the one cut
+// (and fails). The client's own flush, every second, may take the
+// changes first; that try does not count and another is made.
+func cutFlush(t *testing.T, c *meta.Client, cut *testenv.Cutter, what string, match func([]byte) bool, change func()) {
+	t.Helper()
+	for range 5 {
+		change()
+		cuts := cut.Cuts()
+		cut.Arm(true, 0, match)
+		err := c.FlushDirStats(context.Background())
+		cut.Disarm()
+		if err != nil {
+			if cut.Cuts() == cuts {
+				t.Fatalf("the flush of the %s failed, but no connection was cut: %v", what, err)
+			}
+			return
+		}
+		t.Logf("the background flush wrote the %s first (cuts %d -> %d): trying again", what, cuts, cut.Cuts())
+	}
+	t.Fatalf("the flush of the %s was never the one cut", what)
+}
+
+// engineMkdir makes a directory under the root through the engine alone.
+func engineMkdir(t *testing.T, e *Engine, name string) meta.Ino {
+	t.Helper()
+	ctx := context.Background()
+	ino, err := e.NextInodes(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Mknod(ctx, meta.RootCred, meta.RootIno, name, ino, meta.TypeDirectory, 0o755, 0, ""); err != nil {
+		t.Fatal(err)
+	}
+	return ino
+}
+
+func clientMknod(t *testing.T, c *meta.Client, parent meta.Ino, name string, typ meta.FileType) meta.Ino {
+	t.Helper()
+	ino, _, err := c.Mknod(context.Background(), meta.RootCred, parent, name, typ, 0o755, 0, "")
+	if err != nil {
+		t.Fatalf("create %q in %d: %v", name, parent, err)
+	}
+	return ino
+}
+
+func TestPostgresFlushMarkAfterCut(t *testing.T) {
+	e, c := postgresThroughCutter(t, "flushmark")
+	checkFlushMarkAfterCut(t, e, c)
+}
+
+func TestMariaDBFlushMarkAfterCut(t *testing.T) {
+	e, c := mariaDBThroughCutter(t, "flushmark")
+	checkFlushMarkAfterCut(t, e, c)
+}
