@@ -60,10 +60,16 @@ func (c *Client) currentQuotas(ctx context.Context) (map[Ino]Quota, error) {
 		return nil, fmt.Errorf("read the quotas: %w", err)
 	}
 	q.mu.Lock()
-	q.quotas, q.readAt = m, time.Now()
-	q.parents = map[Ino]Ino{}
+	q.read(m)
 	q.mu.Unlock()
 	return m, nil
+}
+
+// read takes m, just read from the store, as the quotas. Call with
+// storeMu and mu held.
+func (q *quotaState) read(m map[Ino]Quota) {
+	q.quotas, q.readAt = m, time.Now()
+	q.parents = map[Ino]Ino{}
 }
 
 // quotasAbove returns the quota directories dir is in: dir itself and its
@@ -205,8 +211,9 @@ func (q *quotaState) unwritten(dir Ino) DirStat {
 // or waits to be sent again after a failure, it still counts in checks
 // (inFlight); once written it is added to the records this client read
 // before (a read after sees it itself). A batch whose first write failed
-// may have been applied and read since: once it is written the quotas
-// are read again instead.
+// may have been applied and read since (while in doubt it may then count
+// twice in checks, the safe side): once it is written the quotas are
+// read again instead.
 func (c *Client) flushQuotas(ctx context.Context) error {
 	q := c.quota
 	if q.store == nil {
@@ -219,8 +226,14 @@ func (c *Client) flushQuotas(ctx context.Context) error {
 			return fmt.Errorf("write quota usage: %w", err)
 		}
 		q.doubt = nil
+		m, err := q.store.Quotas(ctx)
 		q.mu.Lock()
-		q.inFlight, q.readAt = nil, time.Time{}
+		q.inFlight = nil
+		if err == nil {
+			q.read(m)
+		} else {
+			q.readAt = time.Time{} // the next check reads them
+		}
 		q.mu.Unlock()
 	}
 	q.mu.Lock()

@@ -17,10 +17,11 @@ import (
 // the changes it makes per directory and writes the sums in one call
 // every DirStatsInterval (1 s) and at Close (client_dirstats.go). A
 // directory's statistics are therefore at most one interval behind what
-// the live clients did, and exact once they have flushed. A client that
-// dies loses at most one interval's sums; fsck --repair recounts them. A
-// flush whose answer is lost is sent again with a FlushMark, which makes
-// it count once.
+// the live clients did, and exact once they have flushed. A flush whose
+// answer is lost is sent again with a FlushMark, which makes it count
+// once. A client that dies loses what it had not written (its last
+// interval's sums, or more while its server was away); fsck --repair
+// recounts them.
 //
 // What counts where: a file's space is its length rounded up to 4 KiB
 // (SpaceOf), counted in the directory of each of its names (a file with
@@ -67,7 +68,9 @@ type DirStatStore interface {
 	// statistics of the directories in removed, in one transaction. With
 	// a mark (see FlushMark) it changes nothing when the mark's record
 	// already holds mark.Seq or more, and stores mark.Seq with the
-	// changes otherwise; either way it returns nil.
+	// changes otherwise (an engine writing in several transactions
+	// stores a number per part that orders the same way); either way it
+	// returns nil.
 	AddDirStats(ctx context.Context, deltas map[Ino]DirStat, removed []Ino, mark FlushMark) error
 	// DirStats returns the statistics of dirs; a directory without any
 	// is missing from the map (it counts as zero).

@@ -4,8 +4,9 @@ import "context"
 
 // The directory statistics and quotas of the Tracker's current engine,
 // so that a Client that captured them at its start reaches the engine it
-// moved to. Their writes are held by a pause but not marked: the
-// migrator copies statistics and quotas with the volume. An engine
+// moved to. Their writes are held by a pause but not recorded in a
+// migration's change log: the migrator copies statistics and quotas with
+// the volume. An engine
 // without them answers ErrNotSupported.
 
 func dirStatStoreOf(e Engine) (DirStatStore, error) {

@@ -35,9 +35,10 @@ func (e *Engine) AddDirStats(ctx context.Context, deltas map[meta.Ino]meta.DirSt
 
 // addStats runs scripts/addstats.lua: kind "dir" adds to the directory
 // statistics, "quota" to the quotas' usage. An unmarked call goes
-// through the script too, rather than a MULTI/EXEC of its own: one path,
-// and a dump's pause holds both alike. Numbers go as decimal strings,
-// which the script hands to HINCRBY unchanged.
+// through the script too, rather than a MULTI/EXEC of its own: one path.
+// A dump's pause does not hold it (a dump reads the statistics after
+// lifting the pause). Numbers go as decimal strings, which the script
+// hands to HINCRBY unchanged.
 func (e *Engine) addStats(ctx context.Context, kind string, deltas map[meta.Ino]meta.DirStat, removed []meta.Ino, mark meta.FlushMark) error {
 	if len(deltas) == 0 && len(removed) == 0 && mark.Key == 0 {
 		return nil

@@ -31,9 +31,11 @@ type script struct {
 var standalone = map[string]bool{"lookup": true}
 
 // unpaused are the scripts that run while a dump pauses the volume: they
-// only read, or they only touch locks, which a dump leaves out. Every other
-// script starts with paused.lua, so a new one is paused unless listed here.
-var unpaused = map[string]bool{"lookup": true, "readdir": true, "getlk": true, "setlk": true, "flock": true}
+// only read, or they only touch locks, which a dump leaves out, or
+// directory statistics and quota usage, which a dump reads after the
+// pause (meta.VolumeDumper). Every other script starts with paused.lua,
+// so a new one is paused unless listed here.
+var unpaused = map[string]bool{"lookup": true, "readdir": true, "getlk": true, "setlk": true, "flock": true, "addstats": true}
 
 // loadScripts reads every operation script; helpers (lib, perm, plock,
 // paused) are prepended, not run on their own.

@@ -25,10 +25,11 @@ for i = first, first + 3 * (n - 1), 3 do
   redis.call('HINCRBY', space, ARGV[i], ARGV[i + 1])
   redis.call('HINCRBY', inodes, ARGV[i], ARGV[i + 2])
 end
--- One field per HDEL: an unpack of thousands of fields would overflow
--- Lua's stack.
-for i = first + 3 * n, #ARGV do
-  redis.call('HDEL', K_DIRSPACE, ARGV[i])
-  redis.call('HDEL', K_DIRINODES, ARGV[i])
+-- At most 1000 fields per HDEL: an unpack of all of them at once could
+-- overflow Lua's stack.
+for i = first + 3 * n, #ARGV, 1000 do
+  local last = math.min(i + 999, #ARGV)
+  redis.call('HDEL', K_DIRSPACE, unpack(ARGV, i, last))
+  redis.call('HDEL', K_DIRINODES, unpack(ARGV, i, last))
 end
 return 1
