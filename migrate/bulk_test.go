@@ -303,7 +303,7 @@ func symmetricDifference(a, b []string) []string {
 	return out
 }
 
-func union(a, b map[meta.Ino][]string) []meta.Ino {
+func union[V any](a, b map[meta.Ino]V) []meta.Ino {
 	var out []meta.Ino
 	for k := range a {
 		out = append(out, k)

@@ -8,6 +8,18 @@ import (
 	"cairn/meta"
 )
 
+// benchDestinations are the DST engines the benchmarks copy into, one of
+// each family.
+var benchDestinations = []struct {
+	name string
+	url  func(b *testing.B) string
+}{
+	{"SQLite", func(b *testing.B) string { return "sqlite3://" + b.TempDir() + "/dst.db" }},
+	{"Postgres", func(b *testing.B) string { return testenv.Postgres(b).URL("postgres") }},
+	{"Redis", func(b *testing.B) string { return testenv.Redis(b).URL(0) }},
+	{"Etcd", func(b *testing.B) string { return testenv.Etcd(b).URL("dst") }},
+}
+
 // BenchmarkCopyInodes measures how many inodes per second CopyInodes puts
 // into each family of DST: the rate the last round, and so the pause at
 // the switch, depends on. SRC is an in-memory volume of 10 directories of
@@ -16,16 +28,7 @@ import (
 //
 //	go test -run XXX -bench CopyInodes -benchtime 5x ./migrate
 func BenchmarkCopyInodes(b *testing.B) {
-	dsts := []struct {
-		name string
-		url  func(b *testing.B) string
-	}{
-		{"SQLite", func(b *testing.B) string { return "sqlite3://" + b.TempDir() + "/dst.db" }},
-		{"Postgres", func(b *testing.B) string { return testenv.Postgres(b).URL("postgres") }},
-		{"Redis", func(b *testing.B) string { return testenv.Redis(b).URL(0) }},
-		{"Etcd", func(b *testing.B) string { return testenv.Etcd(b).URL("dst") }},
-	}
-	for _, d := range dsts {
+	for _, d := range benchDestinations {
 		b.Run(d.name, func(b *testing.B) {
 			ctx := b.Context()
 			src := openEngine(b, "mem://")

@@ -74,8 +74,13 @@
 //     last round and of every pre-mark without a post-mark (its client died
 //     mid-operation: the mutation may or may not have committed, and
 //     copying the inode's present state is right either way), copies the
-//     id counters (DST's ≥ SRC's, so ids the clients hold in reserve stay
-//     unique), writes SRC's "moved to DST" setting, and sets the phase
+//     directory statistics and quotas that differ between SRC and DST
+//     (clients flush statistics and set quotas outside the change log, so
+//     the two are compared whole: reading both is the one part of the
+//     pause that grows with the volume, with its number of directories),
+//     copies the id counters (DST's ≥ SRC's, so ids the clients hold in
+//     reserve stay unique), writes SRC's "moved to DST" setting, and sets
+//     the phase
 //     "switched". Each client reopens its engine on DST (a wrapper in meta
 //     swaps the engine under the Client atomically), registers its session
 //     there (with its open orphans and locks), and resumes. The pause lasts
@@ -98,7 +103,9 @@
 // above the last round, or missing, the switch copies M's inodes from the
 // still SRC. After the switch no client writes SRC: it is marked moved,
 // and clients only write to DST. An inode no mark names was not changed
-// since S0 and is in DST from the bulk copy.
+// since S0 and is in DST from the bulk copy. The statistics and quotas a
+// client wrote before the pause are in SRC at the switch and copied
+// then; what it writes after goes to DST.
 //
 // Slices shared by clones keep exact reference counts, and a slice
 // still named never passes through DST's dead-slice queue (whose deleter

@@ -10,8 +10,10 @@ import (
 // Finish is the migrator's part of the switch (step 5 of the protocol),
 // to run once every client has paused, so that SRC no longer changes. It
 // copies to dst the inodes of the changes after position and of every
-// pre-mark without its post-mark (a client that died mid-operation),
-// raises dst's id counters past src's, and then calls markMoved, which
+// pre-mark without its post-mark (a client that died mid-operation) and
+// the directory statistics and quotas that changed since the bulk copy
+// (copyUsage), raises dst's id counters past src's, and then calls
+// markMoved, which
 // writes the migration record in phase MigrationSwitched (meta.CheckMoved
 // refuses SRC from then on). It returns how many inodes it copied. After
 // it, clients reopen their engine on dst.
@@ -31,6 +33,9 @@ func Finish(ctx context.Context, src, dst meta.Engine, log meta.ChangeLog, posit
 	copied, err := CopyInodes(ctx, src, dst, inodes)
 	if err != nil {
 		return copied, fmt.Errorf("copy the last changes: %w", err)
+	}
+	if err := copyUsage(ctx, src, dst); err != nil {
+		return copied, err
 	}
 	nextInode, err := src.NextInodes(ctx, 1)
 	if err != nil {

@@ -43,7 +43,8 @@ func (e *timedEngine) Write(ctx context.Context, ino meta.Ino, idx uint32, s met
 // level: two clients (two trackers, two sessions) change the tree through
 // the bulk copy and two catch-up rounds; a third client dies between its
 // pre-mark and its post-mark; then both pause, Finish copies the rest,
-// and at that moment DST holds exactly SRC's tree. SRC is then refused as
+// and at that moment DST holds exactly SRC's tree, and its directory
+// statistics and quotas, changed before and after the bulk copy. SRC is then refused as
 // moved, the clients swap to DST and go on there, and SRC stays as it was.
 func TestMigrationSQLiteToPostgres(t *testing.T) {
 	ctx := t.Context()
@@ -84,6 +85,7 @@ func TestMigrationSQLiteToPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	changeUsage(t, trackers[0], true)
 	if err := BulkCopy(ctx, src, dst, nil); err != nil {
 		stopAll()
 		t.Fatal(err)
@@ -96,6 +98,7 @@ func TestMigrationSQLiteToPostgres(t *testing.T) {
 		}
 		t.Logf("round %d: %d inodes", round, copied)
 	}
+	changeUsage(t, trackers[1], false)
 
 	// A client that dies mid-operation: its pre-mark, its change, and no
 	// post-mark.
@@ -129,6 +132,7 @@ func TestMigrationSQLiteToPostgres(t *testing.T) {
 	if copied := inodeStates(t, dst); !equalStates(t, atSwitch, copied) {
 		t.Error("DST differs from SRC at the switch")
 	}
+	checkSameUsage(t, src, dst)
 	if err := meta.CheckMoved(ctx, src); !errors.Is(err, meta.ErrMoved) || !strings.Contains(err.Error(), "moved to postgres://somewhere/db") {
 		t.Errorf("CheckMoved of SRC after the switch = %v, want 'moved to postgres://somewhere/db'", err)
 	}

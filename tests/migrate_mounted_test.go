@@ -259,6 +259,19 @@ func migrateMounted(t *testing.T, src, dst string, throughMount bool) {
 	if err := secondMount.Unmount(); err != nil {
 		t.Errorf("unmount %s: %v", second, err)
 	}
+	// The directory statistics moved too, with what the mounts flushed
+	// while the volume was copied (the second mount flushed at its
+	// unmount, the first does before it answers summary).
+	var fromStats, counted summaryJSON
+	v.inspectOK(t, &fromStats, "summary", v.dir)
+	v.inspectOK(t, &counted, "summary", v.dir, "--count")
+	if fromStats.Source != "statistics" || fromStats.Counted != 0 {
+		t.Errorf("summary after the migration: source %q, %d directories counted; want statistics, none counted", fromStats.Source, fromStats.Counted)
+	}
+	if fromStats.Space != counted.Space || fromStats.Files != counted.Files || fromStats.Directories != counted.Directories || counted.Files == 0 {
+		t.Errorf("summary after the migration from the statistics: %d bytes of space, %d files, %d directories; counted: %d, %d, %d",
+			fromStats.Space, fromStats.Files, fromStats.Directories, counted.Space, counted.Files, counted.Directories)
+	}
 	v.unmount(t)
 }
 

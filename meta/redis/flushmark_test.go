@@ -152,4 +152,3 @@ func checkCounted(t *testing.T, e *Engine, dir meta.Ino, when string) {
 		t.Errorf("after a lost %s answer: %s", when, wrong)
 	}
 }
-
