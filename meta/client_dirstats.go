@@ -2,6 +2,7 @@ package meta
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -233,6 +234,21 @@ func (s *dirStats) flush(ctx context.Context) error {
 	return nil
 }
 
+// settle writes the batch in doubt, if any, to store (the engine a
+// migration's pause holds, reached around the pause), with its mark.
+func (s *dirStats) settle(ctx context.Context, store DirStatStore) error {
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	if s.doubt == nil {
+		return nil
+	}
+	if err := store.AddDirStats(ctx, s.doubt.deltas, s.doubt.removed, s.doubt.mark); err != nil {
+		return err
+	}
+	s.doubt = nil
+	return nil
+}
+
 // dropMarks forgets this client's flush marks' records (at Close, once
 // everything is written): a mark matters only while a batch of its
 // writer may still arrive. quotaSent says the quotas' mark was used.
@@ -253,8 +269,25 @@ func (s *dirStats) dropMarks(ctx context.Context, quotaSent bool) error {
 }
 
 // FlushDirStats writes the directory statistics this client has summed
-// and not yet written; a no-op on an engine without statistics.
+// and not yet written; a no-op on an engine without statistics. While a
+// migration's pause refuses flushes (errFlushPaused) it waits for the
+// pause to end, as a mutation does.
 func (c *Client) FlushDirStats(ctx context.Context) error {
+	for {
+		err := c.flushOnce(ctx)
+		if !errors.Is(err, errFlushPaused) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// flushOnce is one try of FlushDirStats: refused while paused.
+func (c *Client) flushOnce(ctx context.Context) error {
 	defer c.observe("flush_dir_stats", now())
 	if err := c.stats.flush(ctx); err != nil {
 		return err
@@ -293,7 +326,9 @@ func (c *Client) flushDirStatsLoop(stop, done chan struct{}) {
 		case <-t.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*DirStatsInterval)
-		if err := c.FlushDirStats(ctx); err != nil {
+		if err := c.flushOnce(ctx); errors.Is(err, errFlushPaused) {
+			slog.Debug("flush directory statistics", "err", err)
+		} else if err != nil {
 			slog.Warn("flush directory statistics", "err", err)
 		}
 		cancel()

@@ -163,11 +163,40 @@ func (c *Client) pause(ctx context.Context, f *follower, log ChangeLog, r Migrat
 		return
 	}
 	f.paused = true
+	if err := c.settleFlushes(until); err != nil {
+		slog.Warn("write the statistics in doubt before a migration's switch", "migration", r.ID, "err", err)
+		return // paused, not acknowledged: the next step tries again
+	}
 	if err := c.acknowledge(ctx, log, MigrationAckPaused); err != nil {
 		slog.Warn("acknowledge the pause of a migration", "migration", r.ID, "err", err)
 		return
 	}
 	f.acked = MigrationAckPaused
+}
+
+// settleFlushes writes the statistics and quota usage batches whose
+// write failed (in doubt: maybe applied) to the engine the pause holds,
+// with their marks, before the client acknowledges a migration's pause:
+// the switch copies SRC's statistics to DST but not the marks' records,
+// so a batch still in doubt, sent again to DST after the switch, would
+// count twice there. Flushes are refused while paused (errFlushPaused),
+// so none holds its batch meanwhile; sums not sent yet go to DST.
+func (c *Client) settleFlushes(ctx context.Context) error {
+	if !c.stats.on() {
+		return nil
+	}
+	src := c.tracker.Unwrap()
+	if s, ok := Capability[DirStatStore](src); ok {
+		if err := c.stats.settle(ctx, s); err != nil {
+			return fmt.Errorf("directory statistics: %w", err)
+		}
+	}
+	if q, ok := Capability[QuotaStore](src); ok && c.quota.store != nil {
+		if err := c.settleQuotas(ctx, q); err != nil {
+			return fmt.Errorf("quota usage: %w", err)
+		}
+	}
+	return nil
 }
 
 // acknowledge appends the acknowledgements acks of this client's

@@ -52,7 +52,9 @@ func (o *opener) open(ctx context.Context, url string) (meta.Engine, error) {
 	return engines.Open(o.full)
 }
 
-func newMigration(t *testing.T, pg *testenv.PostgresServer, name string) (*migration, *opener) {
+// newMigration sets the migration up; wrap, when given, wraps each
+// client's SRC engine.
+func newMigration(t *testing.T, pg *testenv.PostgresServer, name string, wrap ...func(meta.Engine) meta.Engine) (*migration, *opener) {
 	t.Helper()
 	ctx := t.Context()
 	path := "sqlite3://" + filepath.Join(t.TempDir(), "src.db")
@@ -77,6 +79,9 @@ func newMigration(t *testing.T, pg *testenv.PostgresServer, name string) (*migra
 		e, err := engines.Open(path)
 		if err != nil {
 			t.Fatal(err)
+		}
+		for _, w := range wrap {
+			e = w(e)
 		}
 		c := meta.NewClient(e, meta.ClientConfig{Heartbeat: 50 * time.Millisecond, OpenEngine: o.open,
 			Session: meta.SessionInfo{Hostname: fmt.Sprint("client", i)}})

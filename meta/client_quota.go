@@ -263,6 +263,26 @@ func (c *Client) flushQuotas(ctx context.Context) error {
 	return nil
 }
 
+// settleQuotas writes the usage batch in doubt, if any, to store (the
+// engine a migration's pause holds, reached around the pause), with its
+// mark; the quotas are read again at the next check.
+func (c *Client) settleQuotas(ctx context.Context, store QuotaStore) error {
+	q := c.quota
+	q.storeMu.Lock()
+	defer q.storeMu.Unlock()
+	if q.doubt == nil {
+		return nil
+	}
+	if err := store.AddQuotaUsage(ctx, q.doubt.deltas, q.doubt.mark); err != nil {
+		return err
+	}
+	q.doubt = nil
+	q.mu.Lock()
+	q.inFlight, q.readAt = nil, time.Time{}
+	q.mu.Unlock()
+	return nil
+}
+
 // forgetQuotas makes the next check read the quotas again.
 func (c *Client) forgetQuotas() {
 	c.quota.mu.Lock()

@@ -269,12 +269,27 @@ type mutation struct {
 // begin waits out a pause, counts the call in flight and, when tracking,
 // appends its pre-mark naming inodes.
 func (t *Tracker) begin(ctx context.Context, inodes ...Ino) (mutation, error) {
-	return t.enter(ctx, true, inodes)
+	return t.enter(ctx, entryMarked, inodes)
 }
 
-// enter is begin; without mark the call is only held by a pause, never
-// marked, and Track does not wait for it.
-func (t *Tracker) enter(ctx context.Context, mark bool, inodes []Ino) (mutation, error) {
+// entry is how a call enters the Tracker.
+type entry uint8
+
+const (
+	entryMarked entry = iota // held by a pause; marked in the change log while tracking
+	entryHeld                // held by a pause, never marked; Track does not wait for it
+	entryFlush               // as entryHeld, but refused at once while paused (errFlushPaused)
+)
+
+// errFlushPaused refuses a flush of statistics or quota usage while a
+// migration's pause holds mutations, rather than have it wait: a client
+// writes its batches still in doubt itself before it acknowledges the
+// pause (Client.settleFlushes), which it could not while its flush waited
+// holding them.
+var errFlushPaused = errors.New("a migration's pause holds the statistics until its switch")
+
+// enter is begin for a call that enters as how.
+func (t *Tracker) enter(ctx context.Context, how entry, inodes []Ino) (mutation, error) {
 	t.fast.Add(1)
 	if !t.watched.Load() {
 		// Track and Pause set watched before they read fast, and this
@@ -284,7 +299,7 @@ func (t *Tracker) enter(ctx context.Context, mark bool, inodes []Ino) (mutation,
 		return mutation{engine: current.engine, current: current, fast: true, tracked: true}, nil
 	}
 	t.leaveFast()
-	return t.enterWatched(ctx, mark, inodes)
+	return t.enterWatched(ctx, how, inodes)
 }
 
 // leaveFast uncounts a fast-path call, and wakes a Track or Pause that
@@ -298,8 +313,13 @@ func (t *Tracker) leaveFast() {
 }
 
 // enterWatched is enter while tracking or paused.
-func (t *Tracker) enterWatched(ctx context.Context, mark bool, inodes []Ino) (mutation, error) {
+func (t *Tracker) enterWatched(ctx context.Context, how entry, inodes []Ino) (mutation, error) {
+	mark := how == entryMarked
 	t.mu.Lock()
+	if how == entryFlush && t.paused {
+		t.mu.Unlock()
+		return mutation{}, errFlushPaused
+	}
 	if err := t.waitLocked(ctx, func() bool { return !t.paused || t.refusal != nil }); err != nil {
 		t.mu.Unlock()
 		return mutation{}, err

@@ -91,7 +91,7 @@ func (t *Tracker) GetLk(ctx context.Context, ino Ino, owner LockOwner, l Lock) (
 
 // held runs a call that a pause holds but that changes no inode.
 func held[R any](t *Tracker, ctx context.Context, call func(e *trackedEngine) (R, error)) (R, error) {
-	m, err := t.enter(ctx, false, nil)
+	m, err := t.enter(ctx, entryHeld, nil)
 	if err != nil {
 		var none R
 		return none, err

@@ -25,9 +25,10 @@ func quotaStoreOf(e Engine) (QuotaStore, error) {
 	return s, nil
 }
 
-// heldStore runs a write of a store that a pause holds.
-func heldStore[S any](t *Tracker, ctx context.Context, store func(Engine) (S, error), call func(s S) error) error {
-	m, err := t.enter(ctx, false, nil)
+// heldStore runs a write of a store that a pause holds (entryHeld), or
+// refuses while paused (entryFlush).
+func heldStore[S any](t *Tracker, ctx context.Context, how entry, store func(Engine) (S, error), call func(s S) error) error {
+	m, err := t.enter(ctx, how, nil)
 	if err != nil {
 		return err
 	}
@@ -52,11 +53,11 @@ func readStore[S, R any](t *Tracker, store func(Engine) (S, error), call func(s 
 }
 
 func (t *Tracker) AddDirStats(ctx context.Context, deltas map[Ino]DirStat, removed []Ino, mark FlushMark) error {
-	return heldStore(t, ctx, dirStatStoreOf, func(s DirStatStore) error { return s.AddDirStats(ctx, deltas, removed, mark) })
+	return heldStore(t, ctx, entryFlush, dirStatStoreOf, func(s DirStatStore) error { return s.AddDirStats(ctx, deltas, removed, mark) })
 }
 
 func (t *Tracker) SetDirStats(ctx context.Context, stats map[Ino]DirStat, removed []Ino) error {
-	return heldStore(t, ctx, dirStatStoreOf, func(s DirStatStore) error { return s.SetDirStats(ctx, stats, removed) })
+	return heldStore(t, ctx, entryHeld, dirStatStoreOf, func(s DirStatStore) error { return s.SetDirStats(ctx, stats, removed) })
 }
 
 func (t *Tracker) DirStats(ctx context.Context, dirs []Ino) (map[Ino]DirStat, error) {
@@ -68,15 +69,15 @@ func (t *Tracker) AllDirStats(ctx context.Context) (map[Ino]DirStat, error) {
 }
 
 func (t *Tracker) SetQuota(ctx context.Context, dir Ino, q Quota) error {
-	return heldStore(t, ctx, quotaStoreOf, func(s QuotaStore) error { return s.SetQuota(ctx, dir, q) })
+	return heldStore(t, ctx, entryHeld, quotaStoreOf, func(s QuotaStore) error { return s.SetQuota(ctx, dir, q) })
 }
 
 func (t *Tracker) DeleteQuota(ctx context.Context, dir Ino) error {
-	return heldStore(t, ctx, quotaStoreOf, func(s QuotaStore) error { return s.DeleteQuota(ctx, dir) })
+	return heldStore(t, ctx, entryHeld, quotaStoreOf, func(s QuotaStore) error { return s.DeleteQuota(ctx, dir) })
 }
 
 func (t *Tracker) AddQuotaUsage(ctx context.Context, deltas map[Ino]DirStat, mark FlushMark) error {
-	return heldStore(t, ctx, quotaStoreOf, func(s QuotaStore) error { return s.AddQuotaUsage(ctx, deltas, mark) })
+	return heldStore(t, ctx, entryFlush, quotaStoreOf, func(s QuotaStore) error { return s.AddQuotaUsage(ctx, deltas, mark) })
 }
 
 func (t *Tracker) Quotas(ctx context.Context) (map[Ino]Quota, error) {

@@ -69,7 +69,9 @@
 //
 //  5. Switch. The migrator sets the phase "pausing". Every client stops
 //     starting mutations, waits for those in flight, appends their
-//     post-marks and acknowledges the pause. The migrator then copies, from
+//     post-marks, writes to SRC its statistics flushes still in doubt
+//     (meta.FlushMark: their marks' records do not move to DST) and
+//     acknowledges the pause. The migrator then copies, from
 //     a SRC that no longer changes, the inodes of the post-marks after the
 //     last round and of every pre-mark without a post-mark (its client died
 //     mid-operation: the mutation may or may not have committed, and
@@ -104,8 +106,8 @@
 // still SRC. After the switch no client writes SRC: it is marked moved,
 // and clients only write to DST. An inode no mark names was not changed
 // since S0 and is in DST from the bulk copy. The statistics and quotas a
-// client wrote before the pause are in SRC at the switch and copied
-// then; what it writes after goes to DST.
+// client wrote before the pause, and the flushes it had in doubt, are in
+// SRC at the switch and copied then; what it writes after goes to DST.
 //
 // Slices shared by clones keep exact reference counts, and a slice
 // still named never passes through DST's dead-slice queue (whose deleter
