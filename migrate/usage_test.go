@@ -44,7 +44,10 @@ func checkSameUsage(t *testing.T, src, dst meta.Engine) {
 	t.Helper()
 	ctx := context.Background()
 	stats := func(e meta.Engine) map[meta.Ino]meta.DirStat {
-		s, _ := meta.Capability[meta.DirStatStore](e)
+		s, ok := meta.Capability[meta.DirStatStore](e)
+		if !ok {
+			t.Fatalf("the %s engine keeps no statistics", e.Name())
+		}
 		all, err := s.AllDirStats(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +55,10 @@ func checkSameUsage(t *testing.T, src, dst meta.Engine) {
 		return all
 	}
 	quotas := func(e meta.Engine) map[meta.Ino]meta.Quota {
-		q, _ := meta.Capability[meta.QuotaStore](e)
+		q, ok := meta.Capability[meta.QuotaStore](e)
+		if !ok {
+			t.Fatalf("the %s engine keeps no quotas", e.Name())
+		}
 		all, err := q.Quotas(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -60,6 +66,9 @@ func checkSameUsage(t *testing.T, src, dst meta.Engine) {
 		return all
 	}
 	want, got := stats(src), stats(dst)
+	if want[900001] != (meta.DirStat{Space: 12288, Inodes: 3}) || want[900003] != (meta.DirStat{Inodes: 1}) || want[900002] != (meta.DirStat{}) {
+		t.Errorf("SRC's statistics are not what changeUsage wrote: %+v, %+v, %+v", want[900001], want[900002], want[900003])
+	}
 	for _, dir := range union(want, got) {
 		if want[dir] != got[dir] {
 			t.Errorf("statistics of directory %d: SRC %+v, DST %+v", dir, want[dir], got[dir])
