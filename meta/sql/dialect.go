@@ -22,7 +22,8 @@ type dialect struct {
 	// transactions at once do not queue on one row's lock until commit.
 	// The routines use the same expression.
 	usageShard string
-	// returning: UPDATE ... RETURNING is supported.
+	// returning: UPDATE ... RETURNING, and INSERT ... ON CONFLICT ... DO
+	// UPDATE ... RETURNING, are supported.
 	returning bool
 	// types maps the schema template's type names to the database's.
 	types map[string]string

@@ -104,41 +104,55 @@ func (e *Engine) changeDirStats(ctx context.Context, stats map[meta.Ino]meta.Dir
 //
 // Two copies of one call may run at once (the first whose COMMIT's
 // answer was lost, and the one sent again), so the record is read
-// locked: the row is created first if missing, without changing one that
-// exists (a copy that finds it being inserted waits for the other's
-// COMMIT), then read FOR UPDATE, which waits for a copy that holds it and
-// sees what that copy committed. SQLite needs no lock (one writer). The
-// read is a query, so the writes queued in a batched transaction reach
-// the server before it and the answer is the database's.
+// locked: the row is created first if missing, locking one that exists
+// (a copy that finds it being inserted or locked waits for the other's
+// COMMIT, and then sees what that copy committed). Where the database
+// answers an upsert with the row (markInsert) that is one statement;
+// elsewhere a SELECT FOR UPDATE follows. SQLite needs no lock (one
+// writer). The read is a query, so the writes queued in a batched
+// transaction reach the server before it and the answer is the
+// database's.
 func (c *conn) claimMark(mark meta.FlushMark) (bool, error) {
 	if mark.Key == 0 {
 		return true, nil
 	}
 	key := int64(mark.Key)
-	if _, err := c.exec(c.e.markInsert(), key); err != nil {
-		return false, err
-	}
+	insert, returns := c.e.markInsert()
 	var seq int64
-	if err := c.queryRow("SELECT inodes FROM cairn_dirstat WHERE ino = ?"+c.e.d.forUpdate, key).Scan(&seq); err != nil {
+	var err error
+	if returns {
+		err = c.queryRow(insert, key).Scan(&seq)
+	} else if _, err = c.exec(insert, key); err == nil {
+		err = c.queryRow("SELECT inodes FROM cairn_dirstat WHERE ino = ?"+c.e.d.forUpdate, key).Scan(&seq)
+	}
+	if err != nil {
 		return false, fmt.Errorf("read flush mark %d: %w", key, err)
 	}
 	if uint64(seq) >= mark.Seq {
 		return false, nil // applied before: by an earlier copy of this call, or a later call
 	}
-	_, err := c.exec("UPDATE cairn_dirstat SET inodes = ? WHERE ino = ?", int64(mark.Seq), key)
+	_, err = c.exec("UPDATE cairn_dirstat SET inodes = ? WHERE ino = ?", int64(mark.Seq), key)
 	return err == nil, err
 }
 
-// markInsert creates a flush mark's record at Seq 0, leaving one that
-// exists as it is. MySQL's no-op update locks the existing row for
-// writing at once, where INSERT IGNORE would take a shared lock that two
-// copies of a call would then both try to raise (a deadlock).
-func (e *Engine) markInsert() string {
-	q := "INSERT INTO cairn_dirstat (ino, space, inodes) VALUES (?, 0, 0)"
-	if e.d.mysqlUpsert {
-		return q + " ON DUPLICATE KEY UPDATE ino = ino"
+// markInsert creates a flush mark's record at Seq 0 (lower than any
+// mark's), leaving one that exists as it is but locked for writing; it
+// reports whether the statement also answers with the record's Seq. The
+// no-op update takes the row's write lock at once, where a plain "do
+// nothing" would leave an existing row unlocked (PostgreSQL) or take a
+// shared lock that two copies of a call would then both try to raise
+// (MySQL's INSERT IGNORE: a deadlock). With RETURNING (PostgreSQL,
+// SQLite) the statement reads the record too: one round trip, not two.
+func (e *Engine) markInsert() (q string, returns bool) {
+	q = "INSERT INTO cairn_dirstat (ino, space, inodes) VALUES (?, 0, 0)"
+	switch {
+	case e.d.returning:
+		return q + " ON CONFLICT (ino) DO UPDATE SET ino = excluded.ino RETURNING inodes", true
+	case e.d.mysqlUpsert:
+		return q + " ON DUPLICATE KEY UPDATE ino = ino", false
+	default:
+		return q + " ON CONFLICT (ino) DO NOTHING", false
 	}
-	return q + " ON CONFLICT (ino) DO NOTHING"
 }
 
 // dirStatUpsert inserts rows directories' statistics, adding to (add) or

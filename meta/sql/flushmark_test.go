@@ -3,6 +3,7 @@ package sql
 import (
 	"bytes"
 	"context"
+	dbsql "database/sql"
 	"fmt"
 	"testing"
 	"time"
@@ -140,4 +141,132 @@ func TestPostgresFlushMarkAfterCut(t *testing.T) {
 func TestMariaDBFlushMarkAfterCut(t *testing.T) {
 	e, c := mariaDBThroughCutter(t, "flushmark")
 	checkFlushMarkAfterCut(t, e, c)
+}
+
+// TestFlushMarkRoundTrips counts the round trips (statements, on SQLite)
+// of AddDirStats unmarked, then with a flush mark whose record is
+// missing, holds a lower Seq, or holds the same (applied before). Where
+// INSERT ... ON CONFLICT ... RETURNING exists (PostgreSQL, SQLite) the
+// record is created if missing, locked and read by one statement, so a
+// marked flush on PostgreSQL is one round trip more than an unmarked one,
+// not two; MariaDB sends the record's insert and read together already.
+func TestFlushMarkRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	openPostgres, _ := postgresOpener(t)
+	openMariaDB, _ := mariadbOpener(t)
+	engines := []struct {
+		name string
+		open func(t *testing.T) meta.Engine
+		want [4]uint64 // unmarked, a new record, a lower Seq, applied before
+	}{
+		{"sqlite", openSQLiteEngine, [4]uint64{3, 5, 5, 3}},
+		{"postgres", openPostgres, [4]uint64{2, 3, 3, 3}},
+		{"mariadb", openMariaDB, [4]uint64{1, 2, 2, 2}},
+	}
+	for _, en := range engines {
+		t.Run(en.name, func(t *testing.T) {
+			e := en.open(t).(*Engine)
+			if err := e.Init(ctx, testFormat(), false); err != nil {
+				t.Fatal(err)
+			}
+			deltas := map[meta.Ino]meta.DirStat{meta.RootIno: {Space: 4096, Inodes: 1}}
+			if err := e.AddDirStats(ctx, deltas, nil, meta.FlushMark{}); err != nil {
+				t.Fatal(err) // creates the table on a volume that had none
+			}
+			key := meta.NewFlushMarkKey()
+			calls := []struct {
+				what string
+				mark meta.FlushMark
+			}{
+				{"unmarked", meta.FlushMark{}},
+				{"marked, a new record", meta.FlushMark{Key: key, Seq: 1}},
+				{"marked, a lower Seq in the record", meta.FlushMark{Key: key, Seq: 2}},
+				{"marked, applied before", meta.FlushMark{Key: key, Seq: 2}},
+			}
+			for i, c := range calls {
+				before := e.Stats().RoundTrips
+				if err := e.AddDirStats(ctx, deltas, nil, c.mark); err != nil {
+					t.Fatal(err)
+				}
+				n := e.Stats().RoundTrips - before
+				t.Logf("%s: %d round trips", c.what, n)
+				if n != en.want[i] {
+					t.Errorf("AddDirStats %s: %d round trips, want %d", c.what, n, en.want[i])
+				}
+			}
+		})
+	}
+}
+
+// TestFlushMarkWaitsForTheOtherCopy: a marked call whose record another
+// copy's transaction holds — inserting it, or locked to raise its Seq at
+// COMMIT, as claimMark leaves it — waits for that transaction, then sees
+// what it committed and changes nothing. An insert that leaves an
+// existing record unlocked (ON CONFLICT DO NOTHING) and a read without
+// FOR UPDATE would not wait in the second case: they would read the old
+// Seq and count the call twice.
+func TestFlushMarkWaitsForTheOtherCopy(t *testing.T) {
+	ctx := context.Background()
+	openPostgres, _ := postgresOpener(t)
+	openMariaDB, _ := mariadbOpener(t)
+	for _, en := range []struct {
+		name string
+		open func(t *testing.T) meta.Engine
+	}{{"postgres", openPostgres}, {"mariadb", openMariaDB}} {
+		t.Run(en.name, func(t *testing.T) {
+			e := en.open(t).(*Engine)
+			if err := e.Init(ctx, testFormat(), false); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.AddDirStats(ctx, nil, nil, meta.FlushMark{}); err != nil {
+				t.Fatal(err) // creates the table on a volume that had none
+			}
+			key := int64(meta.NewFlushMarkKey())
+			firsts := []struct{ what, hold, atCommit string }{
+				{"inserts the record", fmt.Sprintf("INSERT INTO cairn_dirstat (ino, space, inodes) VALUES (%d, 0, 1)", key), ""},
+				{"locked the record", fmt.Sprintf("SELECT inodes FROM cairn_dirstat WHERE ino = %d FOR UPDATE", key),
+					fmt.Sprintf("UPDATE cairn_dirstat SET inodes = 2 WHERE ino = %d", key)},
+			}
+			exec := func(sc *dbsql.Conn, stmts ...string) {
+				t.Helper()
+				for _, stmt := range stmts {
+					if _, err := sc.ExecContext(ctx, stmt); err != nil {
+						t.Fatalf("%s: %v", stmt, err)
+					}
+				}
+			}
+			for i, first := range firsts {
+				sc, err := e.db.Conn(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				exec(sc, "BEGIN", first.hold)
+				done := make(chan error, 1)
+				go func() {
+					mark := meta.FlushMark{Key: meta.Ino(key), Seq: uint64(i + 1)}
+					done <- e.AddDirStats(ctx, map[meta.Ino]meta.DirStat{20: {Inodes: 1}}, nil, mark)
+				}()
+				select {
+				case err := <-done:
+					t.Fatalf("while another copy's transaction %s, the call returned (%v) instead of waiting", first.what, err)
+				case <-time.After(300 * time.Millisecond):
+				}
+				if first.atCommit != "" {
+					exec(sc, first.atCommit)
+				}
+				exec(sc, "COMMIT")
+				sc.Close()
+				if err := <-done; err != nil {
+					t.Fatalf("after the copy that %s committed: %v", first.what, err)
+				}
+				all, err := e.AllDirStats(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := all[20]; got != (meta.DirStat{}) {
+					t.Fatalf("after the copy that %s committed, the call was applied again: directory 20 holds %+v", first.what, got)
+				}
+			}
+		})
+	}
 }
