@@ -212,11 +212,8 @@ func (s *dirStats) flush(ctx context.Context) error {
 	}
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
-	if s.doubt != nil {
-		if err := s.store.AddDirStats(ctx, s.doubt.deltas, s.doubt.removed, s.doubt.mark); err != nil {
-			return fmt.Errorf("write directory statistics: %w", err)
-		}
-		s.doubt = nil
+	if err := s.sendDoubt(ctx, s.store); err != nil {
+		return fmt.Errorf("write directory statistics: %w", err)
 	}
 	s.mu.Lock()
 	b := &statBatch{deltas: s.pending, removed: s.removed}
@@ -239,6 +236,13 @@ func (s *dirStats) flush(ctx context.Context) error {
 func (s *dirStats) settle(ctx context.Context, store DirStatStore) error {
 	s.flushMu.Lock()
 	defer s.flushMu.Unlock()
+	return s.sendDoubt(ctx, store)
+}
+
+// sendDoubt writes the batch in doubt, if any, to store with its mark,
+// and forgets it once written; on failure it stays in doubt. The error
+// is store's, as it is. Call with flushMu held.
+func (s *dirStats) sendDoubt(ctx context.Context, store DirStatStore) error {
 	if s.doubt == nil {
 		return nil
 	}

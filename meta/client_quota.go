@@ -221,20 +221,8 @@ func (c *Client) flushQuotas(ctx context.Context) error {
 	}
 	q.storeMu.Lock()
 	defer q.storeMu.Unlock()
-	if q.doubt != nil {
-		if err := q.store.AddQuotaUsage(ctx, q.doubt.deltas, q.doubt.mark); err != nil {
-			return fmt.Errorf("write quota usage: %w", err)
-		}
-		q.doubt = nil
-		m, err := q.store.Quotas(ctx)
-		q.mu.Lock()
-		q.inFlight = nil
-		if err == nil {
-			q.read(m)
-		} else {
-			q.readAt = time.Time{} // the next check reads them
-		}
-		q.mu.Unlock()
+	if err := q.sendDoubt(ctx, q.store, q.store.Quotas); err != nil {
+		return fmt.Errorf("write quota usage: %w", err)
 	}
 	q.mu.Lock()
 	deltas := q.pending
@@ -270,6 +258,16 @@ func (c *Client) settleQuotas(ctx context.Context, store QuotaStore) error {
 	q := c.quota
 	q.storeMu.Lock()
 	defer q.storeMu.Unlock()
+	return q.sendDoubt(ctx, store, nil)
+}
+
+// sendDoubt writes the usage batch in doubt, if any, to store with its
+// mark; on failure it stays in doubt, and the error is store's, as it
+// is. Once written it no longer counts in checks (inFlight), and the
+// quotas, which may hold it already, are taken from reread (the flush:
+// at once) or, when reread is nil or fails, read at the next check.
+// Call with storeMu held.
+func (q *quotaState) sendDoubt(ctx context.Context, store QuotaStore, reread func(context.Context) (map[Ino]Quota, error)) error {
 	if q.doubt == nil {
 		return nil
 	}
@@ -277,8 +275,20 @@ func (c *Client) settleQuotas(ctx context.Context, store QuotaStore) error {
 		return err
 	}
 	q.doubt = nil
+	var m map[Ino]Quota
+	fresh := false
+	if reread != nil {
+		var err error
+		m, err = reread(ctx)
+		fresh = err == nil
+	}
 	q.mu.Lock()
-	q.inFlight, q.readAt = nil, time.Time{}
+	q.inFlight = nil
+	if fresh {
+		q.read(m)
+	} else {
+		q.readAt = time.Time{} // the next check reads them
+	}
 	q.mu.Unlock()
 	return nil
 }
