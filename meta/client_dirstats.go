@@ -275,17 +275,16 @@ func (s *dirStats) dropMarks(ctx context.Context, quotaSent bool) error {
 // FlushDirStats writes the directory statistics this client has summed
 // and not yet written; a no-op on an engine without statistics. While a
 // migration's pause refuses flushes (errFlushPaused) it waits for the
-// pause to end, as a mutation does.
+// pause to end, as a mutation does, and fails as a mutation does when the
+// pause refuses them (ErrIO) or ctx ends first.
 func (c *Client) FlushDirStats(ctx context.Context) error {
 	for {
 		err := c.flushOnce(ctx)
 		if !errors.Is(err, errFlushPaused) {
 			return err
 		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(10 * time.Millisecond):
+		if err := c.tracker.waitResumed(ctx); err != nil {
+			return fmt.Errorf("flush directory statistics: wait for a migration's pause to end: %w", err)
 		}
 	}
 }

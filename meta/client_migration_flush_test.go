@@ -9,6 +9,7 @@ import (
 
 	"cairn/internal/testenv"
 	"cairn/meta"
+	"cairn/meta/kv"
 	"cairn/meta/metatest"
 	"cairn/migrate"
 )
@@ -145,5 +146,85 @@ func TestMigrationFlushInDoubt(t *testing.T) {
 	}
 	for _, wrong := range append(metatest.StatsMiscounted(t, m.dst), metatest.QuotaMiscounted(t, m.dst, dir)...) {
 		t.Error(wrong)
+	}
+}
+
+// TestFlushDirStatsWaitsOutAPause: while a migration's pause refuses
+// flushes, FlushDirStats waits on the Tracker for the pause to end (one
+// try while paused, not one every few milliseconds) and then writes what
+// it holds; it returns the context's error when that ends first, and
+// ErrIO once the pause refuses mutations (a migration that cannot
+// finish) instead of trying again until its context ends.
+func TestFlushDirStatsWaitsOutAPause(t *testing.T) {
+	cases := []struct {
+		name string
+		end  func(tr *meta.Tracker, cancel context.CancelFunc)
+		want error
+	}{
+		{"resumed", func(tr *meta.Tracker, _ context.CancelFunc) { tr.Resume() }, nil},
+		{"context ends", func(_ *meta.Tracker, cancel context.CancelFunc) { cancel() }, context.Canceled},
+		{"refused", func(tr *meta.Tracker, _ context.CancelFunc) { tr.Refuse(errors.New("test: the migration failed")) }, meta.ErrIO},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			eng := kv.OpenMem()
+			if err := eng.Init(ctx, meta.Format{Name: "t", BlockSize: 4 << 20, Version: meta.FormatVersion}, false); err != nil {
+				t.Fatal(err)
+			}
+			c := meta.NewClient(eng, meta.ClientConfig{})
+			if err := c.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				c.Close(ctx)
+				eng.Close()
+			})
+			if !c.DirStatsOn() {
+				t.Fatal("no statistics on the in-memory engine")
+			}
+			if _, _, err := c.Mknod(ctx, meta.RootCred, meta.RootIno, "f", meta.TypeFile, 0o644, 0, ""); err != nil {
+				t.Fatal(err)
+			}
+			tr := c.MigrationTracker()
+			if err := tr.Pause(ctx); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(tr.Resume) // before the client's Close
+			tries := func() uint64 { return c.Metrics().Snapshot()["meta.flush_dir_stats"].Count }
+			before := tries()
+			flushCtx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- c.FlushDirStats(flushCtx) }()
+			select {
+			case err := <-done:
+				t.Fatalf("FlushDirStats returned while paused: %v", err)
+			case <-time.After(300 * time.Millisecond):
+			}
+			// One try by FlushDirStats, and at most one by the client's
+			// own flush every DirStatsInterval.
+			if n := tries() - before; n > 2 {
+				t.Errorf("%d flush tries in 300 ms of pause: FlushDirStats tries again instead of waiting for the pause to end", n)
+			}
+			tc.end(tr, cancel)
+			select {
+			case err := <-done:
+				if !errors.Is(err, tc.want) || (err == nil) != (tc.want == nil) {
+					t.Fatalf("FlushDirStats: %v, want %v", err, tc.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("FlushDirStats did not return once the pause ended, was refused, or its context ended")
+			}
+			if tc.want != nil {
+				return
+			}
+			got, err := eng.DirStats(ctx, []meta.Ino{meta.RootIno})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[meta.RootIno].Inodes != 1 {
+				t.Errorf("after the pause, the root's statistics hold %+v, want the file created before it", got[meta.RootIno])
+			}
+		})
 	}
 }

@@ -253,6 +253,27 @@ func (t *Tracker) waitLocked(ctx context.Context, done func() bool) error {
 	return nil
 }
 
+// waitResumed waits until no pause holds mutations: nil once none does;
+// ErrIO, with the refusal, while a pause refuses them (Refuse); ctx's
+// error when it ends first. A flush refused while paused (errFlushPaused)
+// waits here before it tries again.
+func (t *Tracker) waitResumed(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.waitResumedLocked(ctx)
+}
+
+// waitResumedLocked is waitResumed with t.mu held.
+func (t *Tracker) waitResumedLocked(ctx context.Context) error {
+	if err := t.waitLocked(ctx, func() bool { return !t.paused || t.refusal != nil }); err != nil {
+		return err
+	}
+	if t.paused {
+		return fmt.Errorf("%w: the volume is moving to another metadata engine: %w", ErrIO, t.refusal)
+	}
+	return nil
+}
+
 // mutation is one call in flight. It is passed by value: the fast path
 // allocates nothing.
 type mutation struct {
@@ -320,14 +341,9 @@ func (t *Tracker) enterWatched(ctx context.Context, how entry, inodes []Ino) (mu
 		t.mu.Unlock()
 		return mutation{}, errFlushPaused
 	}
-	if err := t.waitLocked(ctx, func() bool { return !t.paused || t.refusal != nil }); err != nil {
+	if err := t.waitResumedLocked(ctx); err != nil {
 		t.mu.Unlock()
 		return mutation{}, err
-	}
-	if t.paused {
-		err := t.refusal
-		t.mu.Unlock()
-		return mutation{}, fmt.Errorf("%w: the volume is moving to another metadata engine: %w", ErrIO, err)
 	}
 	t.inflight++
 	current := t.current.Load()
