@@ -59,18 +59,29 @@ func CheckMoved(ctx context.Context, e Engine) error {
 	if !ok {
 		return nil
 	}
+	_, r, err := readMigration(ctx, log)
+	if err != nil || r == nil || r.Phase != MigrationSwitched {
+		return err
+	}
+	return movedError(*r)
+}
+
+// movedError is CheckMoved's line for the switched record r.
+func movedError(r MigrationRecord) error {
+	return fmt.Errorf("%w to %s ('cairn migrate'): use that URL; this database keeps only the old copy", ErrMoved, r.Destination)
+}
+
+// readMigration returns log's record as stored and decoded; nil for none.
+func readMigration(ctx context.Context, log ChangeLog) ([]byte, *MigrationRecord, error) {
 	b, err := log.Migration(ctx)
 	if err != nil || b == nil {
-		return err
+		return nil, nil, err
 	}
 	r, err := DecodeMigration(b)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if r.Phase == MigrationSwitched {
-		return fmt.Errorf("%w to %s ('cairn migrate'): use that URL; this database keeps only the old copy", ErrMoved, r.Destination)
-	}
-	return nil
+	return b, &r, nil
 }
 
 // The acknowledgements a client appends to the change log while it
