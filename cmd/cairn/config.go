@@ -71,14 +71,18 @@ func configCommand() *cobra.Command {
 			inform(os.Stdout, "volume %q (uuid %s) unchanged", old.Name, old.UUID)
 			return nil
 		}
-		if err := vol.Engine.Init(ctx, nf, true); err != nil {
-			return fmt.Errorf("change the settings of volume %q at %s: %w", old.Name, vol.URL, err)
-		}
-		inform(os.Stdout, "updated volume %q (uuid %s) at %s: %s", nf.Name, nf.UUID, vol.URL, describeChanges(old, nf))
-		if nf.TrashDays < old.TrashDays {
-			return purgeTrashNow(ctx, vol)
-		}
-		return nil
+		// A migration copies the settings once, in its bulk copy, and the
+		// trash purge changes inodes outside any mount's change log.
+		return meta.WriteOutsideMount(ctx, vol.Engine, meta.VolumeWrite, func() error {
+			if err := vol.Engine.Init(ctx, nf, true); err != nil {
+				return fmt.Errorf("change the settings of volume %q at %s: %w", old.Name, vol.URL, err)
+			}
+			inform(os.Stdout, "updated volume %q (uuid %s) at %s: %s", nf.Name, nf.UUID, vol.URL, describeChanges(old, nf))
+			if nf.TrashDays < old.TrashDays {
+				return purgeTrashNow(ctx, vol)
+			}
+			return nil
+		})
 	}
 	return c
 }

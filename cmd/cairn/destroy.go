@@ -47,6 +47,12 @@ func destroyCommand() *cobra.Command {
 		if _, ok := meta.Capability[meta.Destroyer](vol.Engine); !ok {
 			return fmt.Errorf("the %s engine cannot destroy a volume", vol.Engine.Name())
 		}
+		// Even with --force: the objects destroy deletes are those of the
+		// copy the migration is making, and DST would hold a volume
+		// without data. Only the check before: destroy removes the record.
+		if err := meta.CheckNotMigrating(ctx, vol.Engine, meta.VolumeWrite); err != nil {
+			return err
+		}
 		sessions, err := vol.Engine.ListSessions(ctx)
 		if err != nil {
 			return fmt.Errorf("list the clients of volume %q: %w", f.Name, err)

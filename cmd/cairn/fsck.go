@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 
 	"cairn/fsck"
@@ -36,6 +37,13 @@ func fsckCommand() *cobra.Command {
 			return err
 		}
 		defer vol.Close(ctx)
+		if *repair {
+			// Refused now rather than after a long check; checked again
+			// around the repair.
+			if err := meta.CheckNotMigrating(ctx, vol.Engine, meta.VolumeWrite); err != nil {
+				return err
+			}
+		}
 		if _, err := meta.ResolvePath(ctx, vol.Engine, *path); err != nil {
 			return fmt.Errorf("%w: nothing was checked", err)
 		}
@@ -72,26 +80,17 @@ func fsckCommand() *cobra.Command {
 		}
 		fmt.Fprintf(out, "checked %d inodes (%d records) and %d objects of volume %q under %s: %d problems, %d repairable\n",
 			report.Inodes, report.Records, report.Objects, vol.Format.Name, *path, len(report.Problems), fixable)
-		if *repair {
-			if err := repairDirStats(ctx, out, vol.Engine, *path); err != nil {
-				return err
-			}
-		}
-		if len(report.Problems) == 0 {
-			return nil
-		}
 		if !*repair {
+			if len(report.Problems) == 0 {
+				return nil
+			}
 			return fmt.Errorf("volume %q has %d problems (listed above); %d can be fixed with --repair", vol.Format.Name, len(report.Problems), fixable)
 		}
-		done, err := fsck.Repair(ctx, vol.Engine, report.Problems)
-		fmt.Fprintf(out, "repaired %d link counts, %s, moved %d files to /%s\n", done.LinkCounts, usageWord(done.Usage), done.Moved, fsck.LostFound)
-		if err != nil {
-			return err
-		}
-		if left := len(report.Problems) - fixable; left > 0 {
-			return fmt.Errorf("volume %q has %d problems --repair cannot fix (listed above)", vol.Format.Name, left)
-		}
-		return nil
+		// Link counts, the volume's usage and lost+found are inodes and
+		// counters no migration's switch compares.
+		return meta.WriteOutsideMount(ctx, vol.Engine, meta.VolumeWrite, func() error {
+			return repairVolume(ctx, out, vol, *path, report.Problems, fixable)
+		})
 	}
 	return c
 }
@@ -101,4 +100,24 @@ func usageWord(repaired bool) string {
 		return "the usage counters"
 	}
 	return "not the usage counters (they were right)"
+}
+
+// repairVolume writes what fsck --repair fixes: the directory statistics
+// under path, then the repairable problems.
+func repairVolume(ctx context.Context, out io.Writer, vol *volume.Volume, path string, problems []fsck.Problem, fixable int) error {
+	if err := repairDirStats(ctx, out, vol.Engine, path); err != nil {
+		return err
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	done, err := fsck.Repair(ctx, vol.Engine, problems)
+	fmt.Fprintf(out, "repaired %d link counts, %s, moved %d files to /%s\n", done.LinkCounts, usageWord(done.Usage), done.Moved, fsck.LostFound)
+	if err != nil {
+		return err
+	}
+	if left := len(problems) - fixable; left > 0 {
+		return fmt.Errorf("volume %q has %d problems --repair cannot fix (listed above)", vol.Format.Name, left)
+	}
+	return nil
 }

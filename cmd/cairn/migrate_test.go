@@ -25,19 +25,32 @@ func formatted(t *testing.T, name string) string {
 	return url
 }
 
-// migrationRecord is SRC's migration record (nil: none).
-func migrationRecord(t *testing.T, url string) []byte {
+// withChangeLog calls use with the change log of the database at url,
+// which it opens for the call only.
+func withChangeLog(t *testing.T, url string, use func(meta.ChangeLog) error) {
 	t.Helper()
 	eng, err := volume.OpenEngine(url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer eng.Close()
-	log, _ := meta.Capability[meta.ChangeLog](eng)
-	b, err := log.Migration(context.Background())
-	if err != nil {
+	log, ok := meta.Capability[meta.ChangeLog](eng)
+	if !ok {
+		t.Fatalf("the %s engine has no meta.ChangeLog", eng.Name())
+	}
+	if err := use(log); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// migrationRecord is SRC's migration record (nil: none).
+func migrationRecord(t *testing.T, url string) []byte {
+	t.Helper()
+	var b []byte
+	withChangeLog(t, url, func(log meta.ChangeLog) (err error) {
+		b, err = log.Migration(context.Background())
+		return err
+	})
 	return b
 }
 

@@ -2,35 +2,20 @@ package main
 
 import (
 	"context"
-	"path/filepath"
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn/meta"
-	"cairn/volume"
 )
 
 // TestMovedVolumeRefused: format, status and fsck of a volume a migration
 // moved elsewhere say where it went, in one line, and change nothing.
 func TestMovedVolumeRefused(t *testing.T) {
 	needEngines(t, "sqlite3")
-	metaURL := "sqlite3://" + filepath.Join(t.TempDir(), "src.db")
-	if code, _, stderr := runCaptured(t, "format", metaURL, "src", "--storage", "mem", "-q"); code != 0 {
-		t.Fatalf("format: exit %d: %s", code, stderr)
-	}
-	eng, err := volume.OpenEngine(metaURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log, ok := meta.Capability[meta.ChangeLog](eng)
-	if !ok {
-		t.Fatal("SQLite has no meta.ChangeLog")
-	}
-	moved := meta.EncodeMigration(meta.MigrationRecord{ID: "m", Destination: "postgres://db.example/vol", Phase: meta.MigrationSwitched})
-	if err := log.SwapMigration(context.Background(), nil, moved); err != nil {
-		t.Fatal(err)
-	}
-	eng.Close()
+	metaURL := formatted(t, "src")
+	setMigration(t, metaURL, meta.MigrationSwitched)
 	for _, args := range [][]string{
 		{"format", metaURL, "again", "--storage", "mem"},
 		{"status", metaURL},
@@ -42,4 +27,74 @@ func TestMovedVolumeRefused(t *testing.T) {
 			t.Errorf("cairn %v: exit %d, stderr %q; want one line saying where the volume moved", args, code, stderr)
 		}
 	}
+}
+
+// setMigration writes a migration record to postgres://db.example/vol in
+// phase into the volume at metaURL, in place of the one there.
+func setMigration(t *testing.T, metaURL, phase string) {
+	t.Helper()
+	next := meta.EncodeMigration(meta.MigrationRecord{ID: "m", Destination: "postgres://db.example/vol", Phase: phase, Deadline: time.Now().Add(time.Hour)})
+	withChangeLog(t, metaURL, func(log meta.ChangeLog) error {
+		old, err := log.Migration(context.Background())
+		if err != nil {
+			return err
+		}
+		return log.SwapMigration(context.Background(), old, next)
+	})
+}
+
+// TestMigratingVolumeWrites: while a migration switches (phase pausing),
+// every command that writes the volume's database outside a mount refuses
+// in one line naming the destination and changes nothing; while it
+// tracks, quota set goes on (the switch copies quotas) and the commands
+// whose changes only the bulk copy would carry refuse.
+func TestMigratingVolumeWrites(t *testing.T) {
+	needEngines(t, "sqlite3")
+	metaURL := formatted(t, "src")
+	read := func(args ...string) string {
+		t.Helper()
+		code, stdout, stderr := runCaptured(t, args...)
+		if code != 0 {
+			t.Fatalf("cairn %v: exit %d: %s", args, code, stderr)
+		}
+		return stdout
+	}
+	var settings meta.Format
+	if err := json.Unmarshal([]byte(read("config", metaURL)), &settings); err != nil {
+		t.Fatal(err)
+	}
+	refused := func(phase string, writes [][]string) {
+		t.Helper()
+		before := read("config", metaURL) + read("quota", "list", metaURL)
+		for _, args := range writes {
+			code, _, stderr := runCaptured(t, args...)
+			line := strings.TrimSpace(stderr)
+			if code == 0 || !strings.Contains(line, "moving this volume to postgres://db.example/vol: nothing was changed") || strings.Count(line, "\n") != 0 {
+				t.Errorf("%s: cairn %v: exit %d, stderr %q; want one line naming the destination", phase, args, code, stderr)
+			}
+		}
+		if after := read("config", metaURL) + read("quota", "list", metaURL); after != before {
+			t.Errorf("%s: the volume changed: %q, was %q", phase, after, before)
+		}
+	}
+	volumeWrites := [][]string{
+		{"config", metaURL, "--capacity", "1G"},
+		{"fsck", metaURL, "--repair"},
+		{"restore", metaURL, ".trash/2026-01-02-03"},
+		{"destroy", metaURL, settings.UUID},
+	}
+
+	setMigration(t, metaURL, meta.MigrationTracking)
+	read("quota", "set", metaURL, "--path", "/", "--inodes", "100")
+	if quotas := read("quota", "list", metaURL); !strings.Contains(quotas, "of 100") {
+		t.Errorf("quota set while tracking: quota list says %q", quotas)
+	}
+	refused(meta.MigrationTracking, volumeWrites)
+
+	setMigration(t, metaURL, meta.MigrationPausing)
+	refused(meta.MigrationPausing, append([][]string{
+		{"quota", "set", metaURL, "--path", "/", "--inodes", "5"},
+		{"quota", "delete", metaURL, "--path", "/"},
+		{"quota", "check", metaURL, "--path", "/", "--repair"},
+	}, volumeWrites...))
 }

@@ -108,12 +108,14 @@ func quotaSetCommand() *cobra.Command {
 		} else if !errors.Is(err, meta.ErrNotFound) {
 			return fmt.Errorf("read the quota of %s: %w", path, err)
 		}
-		q, err := meta.SetQuota(ctx, vol.Engine, ino, maxSpace, maxInodes)
-		if err != nil {
-			return fmt.Errorf("set the quota of %s: %w", path, err)
-		}
-		printQuota(cmd.OutOrStdout(), path, q)
-		return nil
+		return meta.WriteOutsideMount(ctx, vol.Engine, meta.UsageWrite, func() error {
+			q, err := meta.SetQuota(ctx, vol.Engine, ino, maxSpace, maxInodes)
+			if err != nil {
+				return fmt.Errorf("set the quota of %s: %w", path, err)
+			}
+			printQuota(cmd.OutOrStdout(), path, q)
+			return nil
+		})
 	})
 }
 
@@ -198,15 +200,17 @@ func quotaDeleteCommand() *cobra.Command {
 		Example: "  cairn quota delete sqlite3:///var/lib/cairn/vol.db --path /projects/a",
 	}
 	return quotaOnPath(c, nil, func(ctx context.Context, cmd *cobra.Command, vol *volume.Volume, ino meta.Ino, path string) error {
-		err := meta.DeleteQuota(ctx, vol.Engine, ino)
-		if errors.Is(err, meta.ErrNotFound) {
-			return fmt.Errorf("%s has no quota", path)
-		}
-		if err != nil {
-			return fmt.Errorf("delete the quota of %s: %w", path, err)
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: quota deleted\n", path)
-		return nil
+		return meta.WriteOutsideMount(ctx, vol.Engine, meta.UsageWrite, func() error {
+			err := meta.DeleteQuota(ctx, vol.Engine, ino)
+			if errors.Is(err, meta.ErrNotFound) {
+				return fmt.Errorf("%s has no quota", path)
+			}
+			if err != nil {
+				return fmt.Errorf("delete the quota of %s: %w", path, err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: quota deleted\n", path)
+			return nil
+		})
 	})
 }
 
@@ -218,7 +222,18 @@ func quotaCheckCommand() *cobra.Command {
 	}
 	repair := c.Flags().Bool("repair", false, "write the counted usage into the quota and the directories' statistics")
 	return quotaOnPath(c, nil, func(ctx context.Context, cmd *cobra.Command, vol *volume.Volume, ino meta.Ino, path string) error {
-		recorded, counted, err := meta.CheckQuota(ctx, vol.Engine, ino, *repair)
+		var recorded meta.Quota
+		var counted meta.DirStat
+		check := func() (err error) {
+			recorded, counted, err = meta.CheckQuota(ctx, vol.Engine, ino, *repair)
+			return err
+		}
+		var err error
+		if *repair {
+			err = meta.WriteOutsideMount(ctx, vol.Engine, meta.UsageWrite, check)
+		} else {
+			err = check()
+		}
 		if errors.Is(err, meta.ErrNotFound) {
 			return fmt.Errorf("%s has no quota", path)
 		}

@@ -33,9 +33,9 @@ func runRestore(pos []string) error {
 	var err error
 	ctx := context.Background()
 	var (
-		client *meta.Client
 		vol    *volume.Volume
 		places []trashPath
+		given  []string // after a META-URL: found once the restore may go on
 	)
 	if len(pos) > 0 && strings.Contains(pos[0], "://") {
 		if len(pos) == 1 {
@@ -50,16 +50,7 @@ func runRestore(pos []string) error {
 			return err
 		}
 		defer vol.Close(ctx)
-		if client, err = startClient(ctx, vol, "cairn restore"); err != nil {
-			return err
-		}
-		for _, p := range pos[1:] {
-			tp, err := resolveTrashPath(ctx, vol.Engine, p)
-			if err != nil {
-				return err
-			}
-			places = append(places, tp)
-		}
+		given = pos[1:]
 	} else {
 		if len(pos) == 0 {
 			return fmt.Errorf("restore needs a PATH in a mount's .trash, or META-URL and a PATH from the volume's root")
@@ -83,13 +74,28 @@ func runRestore(pos []string) error {
 		if err := openBeside(first, "restore"); err != nil {
 			return err
 		}
-		if client, vol, err = openClient(ctx, first, "cairn restore"); err != nil {
+		if vol, err = openTarget(ctx, first); err != nil {
 			return err
 		}
 		defer vol.Close(ctx)
 	}
-	defer client.Close(ctx)
-	return restorePlaces(ctx, client, places)
+	// The command's client does not follow a migration: what it restores
+	// is in no change log.
+	return meta.WriteOutsideMount(ctx, vol.Engine, meta.VolumeWrite, func() error {
+		for _, p := range given {
+			tp, err := resolveTrashPath(ctx, vol.Engine, p)
+			if err != nil {
+				return err
+			}
+			places = append(places, tp)
+		}
+		client, err := startClient(ctx, vol, "cairn restore")
+		if err != nil {
+			return err
+		}
+		defer client.Close(ctx)
+		return restorePlaces(ctx, client, places)
+	})
 }
 
 // trashPath is a PATH given to restore: an hour folder, or an entry of one.

@@ -112,11 +112,8 @@ func rmr(ctx context.Context, path string, workers int) error {
 // openClient opens the volume of mount target t with a client session of
 // its own, for a command that changes the tree.
 func openClient(ctx context.Context, t inspect.Target, who string) (*meta.Client, *volume.Volume, error) {
-	vol, err := volume.OpenMeta(ctx, t.MetaURL, volume.Options{})
+	vol, err := openTarget(ctx, t)
 	if err != nil {
-		if t.Masked {
-			err = fmt.Errorf("%w%s", err, inspect.PasswordHint)
-		}
 		return nil, nil, err
 	}
 	client, err := startClient(ctx, vol, who)
@@ -125,6 +122,15 @@ func openClient(ctx context.Context, t inspect.Target, who string) (*meta.Client
 		return nil, nil, err
 	}
 	return client, vol, nil
+}
+
+// openTarget opens the volume of mount target t, without a client.
+func openTarget(ctx context.Context, t inspect.Target) (*volume.Volume, error) {
+	vol, err := volume.OpenMeta(ctx, t.MetaURL, volume.Options{})
+	if err != nil && t.Masked {
+		err = fmt.Errorf("%w%s", err, inspect.PasswordHint)
+	}
+	return vol, err
 }
 
 // startClient starts a client session on vol for a command.
