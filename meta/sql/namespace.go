@@ -223,32 +223,47 @@ func (e *Engine) Unlink(ctx context.Context, cred meta.Cred, parent meta.Ino, na
 	var ino meta.Ino
 	var a meta.Attr
 	err := e.txn(ctx, func(c *conn) (err error) {
-		ino, a, err = c.unlink(cred, parent, name, sid)
+		ino, a, _, err = c.unlink(cred, parent, name, sid, 0)
 		return err
 	})
 	return ino, a, err
 }
 
-// unlink is Unlink's transaction.
-func (c *conn) unlink(cred meta.Cred, parent meta.Ino, name string, sid uint64) (meta.Ino, meta.Attr, error) {
+// unlink is Unlink's transaction. When the entry is the last link of
+// inode remove (UnlinkDelete: nobody here holds it open), the inode is
+// deleted at once instead of kept as sid's orphan, and unlink reports
+// that it was; remove 0 keeps every inode.
+func (c *conn) unlink(cred meta.Cred, parent meta.Ino, name string, sid uint64, remove meta.Ino) (meta.Ino, meta.Attr, bool, error) {
 	now := nowNs()
 	p, child, a, err := c.lockDirEntryNode(parent, name, cred, nil)
 	if err != nil {
-		return 0, a, err
+		return 0, a, false, err
 	}
 	if err := meta.MayDelete(&p, &a, cred); err != nil {
-		return 0, a, err
+		return 0, a, false, err
 	}
 	if a.IsDir() {
-		return 0, a, meta.ErrIsDir
+		return 0, a, false, meta.ErrIsDir
 	}
 	if err := c.deleteEdge(parent, name); err != nil {
-		return 0, a, err
+		return 0, a, false, err
 	}
-	if err := c.dropLink(child, &a, now, sid); err != nil {
-		return 0, a, err
+	last := a.Nlink == 1 && child == remove
+	if last {
+		a.Nlink, a.Ctime = 0, now
+	} else if err := c.dropLink(child, &a, now, sid); err != nil {
+		return 0, a, false, err
 	}
-	return child, a, c.touchDir(parent, &p, now)
+	if err := c.touchDir(parent, &p, now); err != nil {
+		return 0, a, false, err
+	}
+	if !last {
+		return child, a, false, nil
+	}
+	// The inode's rows go without the orphan row and the link count
+	// written first: removeInode ends with the usage row, after every
+	// inode row, as each transaction must.
+	return child, a, true, c.removeInode(child, &a)
 }
 
 // dropLink takes one link from a non-directory whose entry is gone; the

@@ -22,13 +22,8 @@ func (e *Engine) UnlinkDelete(ctx context.Context, cred meta.Cred, parent meta.I
 	var a meta.Attr
 	var deleted bool
 	err := e.txn(ctx, func(c *conn) (err error) {
-		deleted = false
-		ino, a, err = c.unlink(cred, parent, name, sid)
-		if err != nil || a.Nlink > 0 || ino != expect {
-			return err
-		}
-		deleted = true
-		return c.releaseOrphan(sid, ino)
+		ino, a, deleted, err = c.unlink(cred, parent, name, sid, expect)
+		return err
 	})
 	return ino, a, deleted, err
 }
