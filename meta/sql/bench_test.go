@@ -77,6 +77,19 @@ func benchOps(b *testing.B, open func(b *testing.B) *Engine) {
 			must(b, err)
 		})
 	})
+	// unlink_delete: the last link of a file nobody holds open, removed
+	// with its inode in one call, as a mount removes one.
+	b.Run("unlink_delete", func(b *testing.B) {
+		e, d := setup(b)
+		inos := make([]meta.Ino, b.N)
+		for i := range inos {
+			inos[i] = mknod(b, e, d, fmt.Sprint(i), meta.TypeFile)
+		}
+		measure(b, e, func(i int) {
+			_, _, _, err := e.UnlinkDelete(ctx, meta.RootCred, d, fmt.Sprint(i), 1, inos[i])
+			must(b, err)
+		})
+	})
 	b.Run("rename", func(b *testing.B) {
 		e, d := setup(b)
 		mknod(b, e, d, "0", meta.TypeFile)
