@@ -76,18 +76,14 @@ func cloneTree(ctx context.Context, srcPath, dstPath string, preserve bool) erro
 	if err := openBeside(src, "clone"); err != nil {
 		return err
 	}
-	client, vol, err := openClient(ctx, src, "cairn clone")
-	if err != nil {
-		return err
-	}
-	defer vol.Close(ctx)
-	defer client.Close(ctx)
-	var cloned atomic.Int64
-	bar := startProgress("cloned", func() (uint64, uint64) { return uint64(cloned.Load()), 0 })
-	_, err = client.CloneTree(ctx, callerCred(), src.Ino, dir.Ino, filepath.Base(dstAbs), preserve, &cloned)
-	bar.finish()
-	if err != nil {
-		return fmt.Errorf("clone %s to %s: %w", srcPath, dstPath, err)
-	}
-	return nil
+	return changeBeside(ctx, src, "cairn clone", func(client *meta.Client) error {
+		var cloned atomic.Int64
+		bar := startProgress("cloned", func() (uint64, uint64) { return uint64(cloned.Load()), 0 })
+		_, err := client.CloneTree(ctx, callerCred(), src.Ino, dir.Ino, filepath.Base(dstAbs), preserve, &cloned)
+		bar.finish()
+		if err != nil {
+			return fmt.Errorf("clone %s to %s: %w", srcPath, dstPath, err)
+		}
+		return nil
+	})
 }

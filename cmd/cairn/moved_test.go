@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"cairn/inspect"
 	"cairn/meta"
 )
 
@@ -97,4 +99,36 @@ func TestMigratingVolumeWrites(t *testing.T) {
 		{"quota", "delete", metaURL, "--path", "/"},
 		{"quota", "check", metaURL, "--path", "/", "--repair"},
 	}, volumeWrites...))
+}
+
+// TestChangeBesideMigrating: rmr and clone beside a mount without a
+// control channel (an older release) change the tree with a client
+// session of the command's own, which follows no migration: while one is
+// under way the change is refused before that session starts, and it
+// runs once none is.
+func TestChangeBesideMigrating(t *testing.T) {
+	needEngines(t, "sqlite3")
+	metaURL := formatted(t, "src")
+	target := inspect.Target{MountPoint: "/mnt/older", MetaURL: metaURL, Ino: meta.RootIno}
+	ctx := context.Background()
+	setMigration(t, metaURL, meta.MigrationTracking)
+	ran := false
+	err := changeBeside(ctx, target, "cairn rmr", func(*meta.Client) error { ran = true; return nil })
+	if !errors.Is(err, meta.ErrMigrating) || ran {
+		t.Errorf("changeBeside while a migration tracks: %v, change ran %v; want ErrMigrating, not run", err, ran)
+	}
+	withChangeLog(t, metaURL, func(log meta.ChangeLog) error {
+		b, err := log.Migration(ctx)
+		if err != nil {
+			return err
+		}
+		return log.SwapMigration(ctx, b, nil) // the migration ended
+	})
+	err = changeBeside(ctx, target, "cairn rmr", func(c *meta.Client) error {
+		ran = c.Session() != 0
+		return nil
+	})
+	if err != nil || !ran {
+		t.Errorf("changeBeside without a migration: %v, change ran with a session %v", err, ran)
+	}
 }

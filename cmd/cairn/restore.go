@@ -81,7 +81,7 @@ func runRestore(pos []string) error {
 	}
 	// The command's client does not follow a migration: what it restores
 	// is in no change log.
-	return meta.WriteOutsideMount(ctx, vol.Engine, meta.VolumeWrite, func() error {
+	return changeOutside(ctx, vol, "cairn restore", func(client *meta.Client) error {
 		for _, p := range given {
 			tp, err := resolveTrashPath(ctx, vol.Engine, p)
 			if err != nil {
@@ -89,11 +89,6 @@ func runRestore(pos []string) error {
 			}
 			places = append(places, tp)
 		}
-		client, err := startClient(ctx, vol, "cairn restore")
-		if err != nil {
-			return err
-		}
-		defer client.Close(ctx)
 		return restorePlaces(ctx, client, places)
 	})
 }

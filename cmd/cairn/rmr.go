@@ -76,52 +76,61 @@ func rmr(ctx context.Context, path string, workers int) error {
 		return err
 	}
 	name := filepath.Base(t.Path)
-	client, vol, err := openClient(ctx, t, "cairn rmr")
+	return changeBeside(ctx, t, "cairn rmr", func(client *meta.Client) error {
+		cred := callerCred()
+		a, err := client.GetAttr(ctx, t.Ino)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		moved, err := client.MoveToTrash(ctx, cred, dir.Ino, name)
+		switch {
+		case err != nil:
+			return fmt.Errorf("move %s into the trash: %w", path, err)
+		case moved:
+			return nil
+		case !a.IsDir():
+			if _, _, err := client.Unlink(ctx, cred, dir.Ino, name); err != nil {
+				return fmt.Errorf("remove %s: %w", path, err)
+			}
+			return nil
+		}
+		var removed atomic.Int64
+		bar := startProgress("removed", func() (uint64, uint64) { return uint64(removed.Load()), 0 })
+		err = client.RemoveTree(ctx, cred, dir.Ino, name, t.Ino, workers, &removed)
+		bar.finish()
+		if err != nil {
+			return fmt.Errorf("remove %s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// changeBeside runs change, a command's change to the tree of mount
+// target t, with a client session of the command's own: the way of a
+// mount without a control channel. That client follows no migration and
+// writes no change log, so the change goes through
+// meta.WriteOutsideMount: refused while a migration is under way, and
+// an error when one began meanwhile.
+func changeBeside(ctx context.Context, t inspect.Target, who string, change func(*meta.Client) error) error {
+	vol, err := openTarget(ctx, t)
 	if err != nil {
 		return err
 	}
 	defer vol.Close(ctx)
-	defer client.Close(ctx)
-	cred := callerCred()
-	a, err := client.GetAttr(ctx, t.Ino)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	moved, err := client.MoveToTrash(ctx, cred, dir.Ino, name)
-	switch {
-	case err != nil:
-		return fmt.Errorf("move %s into the trash: %w", path, err)
-	case moved:
-		return nil
-	case !a.IsDir():
-		if _, _, err := client.Unlink(ctx, cred, dir.Ino, name); err != nil {
-			return fmt.Errorf("remove %s: %w", path, err)
-		}
-		return nil
-	}
-	var removed atomic.Int64
-	bar := startProgress("removed", func() (uint64, uint64) { return uint64(removed.Load()), 0 })
-	err = client.RemoveTree(ctx, cred, dir.Ino, name, t.Ino, workers, &removed)
-	bar.finish()
-	if err != nil {
-		return fmt.Errorf("remove %s: %w", path, err)
-	}
-	return nil
+	return changeOutside(ctx, vol, who, change)
 }
 
-// openClient opens the volume of mount target t with a client session of
-// its own, for a command that changes the tree.
-func openClient(ctx context.Context, t inspect.Target, who string) (*meta.Client, *volume.Volume, error) {
-	vol, err := openTarget(ctx, t)
-	if err != nil {
-		return nil, nil, err
-	}
-	client, err := startClient(ctx, vol, who)
-	if err != nil {
-		vol.Close(ctx)
-		return nil, nil, err
-	}
-	return client, vol, nil
+// changeOutside runs change on vol with a client session of the
+// command's own, through meta.WriteOutsideMount (see changeBeside).
+func changeOutside(ctx context.Context, vol *volume.Volume, who string, change func(*meta.Client) error) error {
+	return meta.WriteOutsideMount(ctx, vol.Engine, meta.VolumeWrite, func() error {
+		client, err := startClient(ctx, vol, who)
+		if err != nil {
+			return err
+		}
+		defer client.Close(ctx)
+		return change(client)
+	})
 }
 
 // openTarget opens the volume of mount target t, without a client.
