@@ -122,7 +122,7 @@ func liveMigration(ctx context.Context, e Engine) (*MigrationRecord, error) {
 	if !ok {
 		return nil, nil
 	}
-	for {
+	for try := 1; ; try++ {
 		b, r, err := readMigration(ctx, log)
 		if err != nil || r == nil {
 			return nil, err
@@ -134,10 +134,10 @@ func liveMigration(ctx context.Context, e Engine) (*MigrationRecord, error) {
 		if err == nil {
 			return nil, nil
 		}
-		if !errors.Is(err, ErrConflict) {
+		if !errors.Is(err, ErrConflict) || try == 10 {
 			return nil, fmt.Errorf("remove a stopped migrator's record: %w", err)
 		}
 		// The migrator pushed its deadline, or a client removed it: read
-		// again.
+		// again (a few times: each conflict is a change of the record).
 	}
 }
