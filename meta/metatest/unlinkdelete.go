@@ -11,6 +11,7 @@ func unlinkDeleteTests() []test {
 	return []test{
 		{"UnlinkDelete/LastLink", testUnlinkDeleteLastLink},
 		{"UnlinkDelete/ManyChunks", testUnlinkDeleteManyChunks},
+		{"UnlinkDelete/Symlink", testUnlinkDeleteSymlink},
 		{"UnlinkDelete/OtherLinks", testUnlinkDeleteOtherLinks},
 		{"UnlinkDelete/OtherInode", testUnlinkDeleteOtherInode},
 		{"UnlinkDelete/Refused", testUnlinkDeleteRefused},
@@ -150,5 +151,32 @@ func testUnlinkDeleteRefused(x *env) {
 	x.want(meta.ErrAccess, err, "UnlinkDelete without write permission on the directory")
 	if got := x.attr(f); got.Nlink != 1 {
 		x.t.Errorf("a refused UnlinkDelete changed the file: %+v", got)
+	}
+}
+
+// testUnlinkDeleteSymlink: the last link of a symlink goes with its
+// target, its xattrs and its count in Usage.
+func testUnlinkDeleteSymlink(x *env) {
+	l := x.symlink(meta.RootIno, "l", "some/target")
+	x.must(x.e.SetXattr(x.ctx, meta.RootCred, l, "user.k", []byte("v"), 0), "SetXattr")
+	base := x.usage()
+	ino, a, deleted := x.unlinkDelete(meta.RootIno, "l", l)
+	if ino != l || a.Nlink != 0 {
+		x.t.Errorf("UnlinkDelete of a symlink returned inode %d nlink %d, want %d and 0", ino, a.Nlink, l)
+	}
+	x.gone(meta.RootIno, "l")
+	if !deleted {
+		x.release(l)
+	}
+	_, err := x.e.GetAttr(x.ctx, l)
+	x.want(meta.ErrNotFound, err, "GetAttr after UnlinkDelete (deleted %v) of a symlink", deleted)
+	_, err = x.e.Readlink(x.ctx, l)
+	x.want(meta.ErrNotFound, err, "Readlink after UnlinkDelete (deleted %v) of a symlink", deleted)
+	_, err = x.e.GetXattr(x.ctx, l, "user.k")
+	if err == nil {
+		x.t.Errorf("GetXattr after UnlinkDelete (deleted %v) of a symlink: the xattr is still there", deleted)
+	}
+	if u, want := x.usage(), (meta.Usage{Space: base.Space, Inodes: base.Inodes - 1}); u != want {
+		x.t.Errorf("Usage after UnlinkDelete (deleted %v) of a symlink = %+v, want %+v", deleted, u, want)
 	}
 }
