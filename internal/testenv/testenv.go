@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -47,13 +48,32 @@ func Missing(t testing.TB, format string, args ...any) {
 	t.Skipf(format, args...)
 }
 
-// FreePort returns a TCP port on 127.0.0.1 that nothing listens on now.
+// FreePort returns a TCP port on 127.0.0.1 that nothing listens on now
+// and that no earlier call of this process returned: the kernel may hand
+// out a port again as soon as the probe's listener closes, and two
+// members of one etcd cluster were once given the same one.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
+	givenMu.Lock()
+	defer givenMu.Unlock()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("find a free port: %v", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !given[port] {
+			given[port] = true
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatalf("find a free port: 100 tries gave ports already handed out")
+	return 0
 }
+
+// given holds the ports FreePort returned.
+var (
+	givenMu sync.Mutex
+	given   = map[int]bool{}
+)
