@@ -110,7 +110,7 @@ func (c *Client) followStep(ctx context.Context, f *follower) bool {
 		}
 		f.id = r.ID
 	}
-	if r.Phase != MigrationSwitched && time.Now().After(r.Deadline) {
+	if r.Stopped(time.Now()) {
 		if err := log.SwapMigration(ctx, b, nil); err != nil && !errors.Is(err, ErrConflict) {
 			slog.Warn("drop a migration whose deadline passed", "migration", r.ID, "err", err)
 			return true

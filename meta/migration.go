@@ -30,6 +30,13 @@ const (
 	MigrationSwitched = "switched"
 )
 
+// Stopped tells whether r's migrator stopped pushing the migration
+// forward: its deadline passed before the switch. Clients, commands and
+// a new migrator then remove the record, and the volume stays on SRC.
+func (r MigrationRecord) Stopped(now time.Time) bool {
+	return r.Phase != MigrationSwitched && now.After(r.Deadline)
+}
+
 // EncodeMigration is the stored form of r.
 func EncodeMigration(r MigrationRecord) []byte {
 	b, err := json.Marshal(r)

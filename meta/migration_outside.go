@@ -127,7 +127,7 @@ func liveMigration(ctx context.Context, e Engine) (*MigrationRecord, error) {
 		if err != nil || r == nil {
 			return nil, err
 		}
-		if r.Phase == MigrationSwitched || time.Now().Before(r.Deadline) {
+		if !r.Stopped(time.Now()) {
 			return r, nil
 		}
 		err = log.SwapMigration(ctx, b, nil)

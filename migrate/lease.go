@@ -147,7 +147,7 @@ func dropExpired(ctx context.Context, log meta.ChangeLog) error {
 	if err != nil {
 		return err
 	}
-	if r.Phase == meta.MigrationSwitched || time.Now().Before(r.Deadline) {
+	if !r.Stopped(time.Now()) {
 		return fmt.Errorf("%w (its record holds until %s)", ErrRunning, r.Deadline.Format(time.RFC3339))
 	}
 	return log.SwapMigration(ctx, b, nil)
